@@ -1,0 +1,42 @@
+import type { ServiceEvent } from '../service/events'
+import type { JournalEntry } from '../service/journal'
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** One readable line per journal entry (secrets are already masked in the journal). */
+export function formatEntry(e: JournalEntry): string | undefined {
+  const t = iso(e.time)
+  switch (e.type) {
+    case 'request':
+      return `${t} request ${e.method} ${e.path} -> ${e.status}${e.client ? ` client=${e.client}` : ''}`
+    case 'fault':
+      return `${t} fault   ${e.rule} on ${e.site}: ${e.action} ${JSON.stringify(e.detail)}`
+    case 'ws.open':
+      return `${t} ws      open #${e.socket} filters=${JSON.stringify(e.filters)}${e.client ? ` client=${e.client}` : ''}`
+    case 'ws.close':
+      return `${t} ws      close #${e.socket} by ${e.by} ${e.code} ${JSON.stringify(e.reason)} after ${e.sent} messages`
+    case 'push.start':
+      return `${t} push    ${e.repository} tags=${(e.tags as string[]).join(',')} registry=${e.registry}${e.auth ? ` auth=${JSON.stringify(e.auth)}` : ''}`
+    case 'push.tag':
+      return `${t} push    ${e.repository}:${e.tag} -> ${e.digest}`
+    case 'push.failed':
+      return `${t} push    ${e.repository} failed: ${e.message}`
+    case 'push.cancelled':
+      return `${t} push    ${e.repository}:${e.tag} cancelled by the client`
+    case 'timeline.error':
+      return `${t} timeline step skipped: ${e.message}`
+    case 'maintenance.restart':
+      return `${t} restart closed ${e.closed} events socket(s)`
+    case 'timeline':
+    case 'push.done':
+    case 'container.create':
+      return undefined
+    default:
+      return `${t} ${e.type} ${JSON.stringify({ ...e, seq: undefined, time: undefined, type: undefined })}`
+  }
+}
+
+export function formatEvent(e: ServiceEvent): string {
+  const attrs = Object.entries(e.attributes).map(([k, v]) => `${k}=${v}`).join(', ')
+  return `${iso(e.timeMs)} event   container ${e.action} ${e.id.slice(0, 12)} (${attrs})`
+}

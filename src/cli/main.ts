@@ -1,0 +1,116 @@
+import { parseArgs } from 'node:util'
+import { createDockside } from '../dockside'
+import { loadScenario } from '../scenario/load'
+import { ScenarioError } from '../service/errors'
+import type { ClockMode } from '../time/clock'
+import { formatEntry, formatEvent } from './format'
+
+const USAGE = `Usage:
+  dockside serve [--host 127.0.0.1] [--port 2375] [--seed N] [--scenario FILE|demo]
+                 [--clock real|auto|virtual] [--speed N] [--quiet]
+  dockside validate FILE       check a scenario file and exit
+  dockside --help | --version
+
+serve starts the fake service: the events websocket (GET /events/ws), image push
+(POST /images/{name}/push), Docker-compatible routes and the admin API (/_dockside/).
+Defaults: host 127.0.0.1, port 2375, clock real, the scenario's seed (else 1).`
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`dockside: ${message}\n`)
+  process.exit(code)
+}
+
+async function serve(argv: string[]) {
+  let values: Record<string, string | boolean | undefined>
+  try {
+    ;({ values } = parseArgs({
+      args: argv,
+      options: {
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'string', default: '2375' },
+        seed: { type: 'string' },
+        scenario: { type: 'string' },
+        clock: { type: 'string', default: 'real' },
+        speed: { type: 'string' },
+        quiet: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }))
+  } catch (error) {
+    fail(`${(error as Error).message}\n${USAGE}`)
+  }
+  const port = Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${values.port}: expected 0-65535`)
+  const seed = values.seed === undefined ? undefined : Number(values.seed)
+  if (seed !== undefined && !Number.isSafeInteger(seed)) fail(`invalid --seed ${values.seed}: expected an integer`)
+  const clock = values.clock as ClockMode
+  if (!['real', 'auto', 'virtual'].includes(clock)) fail(`invalid --clock ${clock}: expected real, auto or virtual`)
+  const speed = values.speed === undefined ? undefined : Number(values.speed)
+  if (speed !== undefined && !(speed > 0)) fail(`invalid --speed ${values.speed}: expected a number above 0`)
+
+  let scenario
+  if (values.scenario) {
+    try {
+      scenario = await loadScenario(values.scenario as string)
+    } catch (error) {
+      if (error instanceof ScenarioError) fail(`invalid scenario ${error.message}`)
+      throw error
+    }
+  }
+  const fake = createDockside({ scenario, seed, clock: { mode: clock, ...(speed ? { speed } : {}) } })
+  const out = (line: string | undefined) => line !== undefined && !values.quiet && process.stdout.write(`${line}\n`)
+  fake.on('journal', (e) => out(formatEntry(e)))
+  fake.on('event', (e) => out(formatEvent(e)))
+
+  let server
+  try {
+    server = await fake.listen({ host: values.host as string, port })
+  } catch (error) {
+    fail(`cannot listen on ${values.host}:${port}: ${(error as Error).message}`, 1)
+  }
+  process.stdout.write(
+    `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''})\n`,
+  )
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    out(`received ${signal}, closing`)
+    await fake.close()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+}
+
+async function validate(argv: string[]) {
+  const file = argv[0]
+  if (!file) fail(`validate needs a FILE\n${USAGE}`)
+  try {
+    await loadScenario(file)
+  } catch (error) {
+    if (error instanceof ScenarioError) fail(`invalid scenario ${error.message}`)
+    throw error
+  }
+  process.stdout.write(`${file}: valid scenario\n`)
+}
+
+export async function main(argv = process.argv.slice(2)) {
+  const [command, ...rest] = argv
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  if (command === '--version' || command === '-v') {
+    const { createRequire } = await import('node:module')
+    process.stdout.write(`${createRequire(import.meta.url)('../package.json').version}\n`)
+    return
+  }
+  if (command === 'serve') return serve(rest)
+  if (command === 'validate') return validate(rest)
+  // `dockside --port 0` works like `dockside serve --port 0`.
+  if (command.startsWith('--')) return serve(argv)
+  fail(`unknown command "${command}"\n${USAGE}`)
+}
+
+main().catch((error: unknown) => fail(`${(error as Error).stack ?? error}`, 1))

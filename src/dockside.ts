@@ -1,0 +1,178 @@
+import type { FaultPlan } from './faults/plan'
+import { createProtocol, type Protocol } from './protocol/router'
+import { hostTimers, wallNow } from './runtime/host-timers'
+import { applyScenario } from './scenario/apply'
+import type { Scenario } from './scenario/scenario'
+import type { Containers } from './service/containers'
+import type { EventLog, ServiceEvent } from './service/events'
+import { compileFilters } from './service/filters'
+import type { Images } from './service/images'
+import type { Journal, JournalEntry } from './service/journal'
+import type { Registries } from './service/registries'
+import { createService, type Service, type ServiceOptions } from './service/service'
+import type { Clock } from './time/clock'
+
+/** Options of {@link createDockside}; each field documented with its default. */
+export interface DocksideOptions extends ServiceOptions {
+  /** A scenario to seed state, timeline and faults; its values yield to the options given here. */
+  scenario?: Scenario
+}
+
+/** Options of {@link Dockside.listen}. */
+export interface ListenOptions {
+  /** @default '127.0.0.1' */
+  host?: string
+  /** 0 picks a free port. @default 0 */
+  port?: number
+}
+
+/** A running server: its addresses and how to stop it. */
+export interface DocksideServer extends AsyncDisposable {
+  /** `http://HOST:PORT` */
+  readonly url: string
+  /** `ws://HOST:PORT` */
+  readonly wsUrl: string
+  readonly port: number
+  readonly host: string
+  /** Ends every socket and stops listening; idempotent. */
+  close(): Promise<void>
+}
+
+/** The fake service. See docs/api.md. */
+export interface Dockside extends AsyncDisposable {
+  readonly clock: Clock
+  readonly containers: Containers
+  readonly images: Images
+  readonly registries: Registries
+  readonly faults: FaultPlan
+  readonly journal: Journal
+  /** The event log: every event with its sequence number and time. */
+  readonly events: EventLog
+  readonly seed: number
+  /** The transport-neutral routes, for custom transports. */
+  readonly protocol: Protocol
+  /** Serves the fake on a real HTTP+WebSocket port. */
+  listen(options?: ListenOptions): Promise<DocksideServer>
+  /** A maintenance restart: closes every events socket with 1001; returns how many. */
+  restart(): number
+  /** Closes every events socket with `code` and `reason`; returns how many. */
+  closeSockets(code: number, reason: string): number
+  /** Back to the scenario's start: same seed, fresh clock, state, faults and journal. Live sockets close with 1012. */
+  reset(): Promise<void>
+  /**
+   * Listens to what the fake does: `'journal'` for every journal entry, `'event'` for every container event.
+   * Survives `reset()`. Returns a function that stops listening.
+   */
+  on<K extends keyof DocksideEvents>(type: K, listener: (value: DocksideEvents[K]) => void): () => void
+  /** Closes every server, socket and timer; idempotent. */
+  close(): Promise<void>
+}
+
+/** What {@link Dockside.on} reports. */
+export interface DocksideEvents {
+  journal: JournalEntry
+  event: ServiceEvent
+}
+
+function buildOptions(options: DocksideOptions): ServiceOptions {
+  const s = options.scenario ?? {}
+  const scenarioClock = typeof s.clock === 'string' ? { mode: s.clock } : s.clock
+  const optClock = typeof options.clock === 'string' ? { mode: options.clock } : options.clock
+  const clock = { ...scenarioClock, ...optClock }
+  // `real` starts at the wall time unless a start is given; virtual and auto start at a fixed date.
+  if (clock.mode === 'real' && clock.start === undefined) clock.start = wallNow()
+  return {
+    seed: options.seed ?? s.seed,
+    clock,
+    maxConnectionAge: options.maxConnectionAge ?? s.maxConnectionAge,
+    pushBandwidth: options.pushBandwidth ?? s.pushBandwidth,
+    timeFormat: options.timeFormat ?? s.timeFormat,
+    retainEvents: options.retainEvents,
+  }
+}
+
+/**
+ * Creates a fake of the service: virtual clock and seed 1 unless told otherwise.
+ * @example
+ * await using fake = createDockside({ seed: 42 })
+ * fake.images.add('localhost:5000/team/app', { tags: ['1.0'], layers: 3 })
+ * const server = await fake.listen({ port: 0 })
+ */
+export function createDockside(options: DocksideOptions = {}): Dockside {
+  const serviceOptions = buildOptions(options)
+  let svc: Service
+  const servers = new Set<DocksideServer>()
+  let closed = false
+
+  const restart = () => {
+    const n = protocol.hub.closeAll(1001, 'server restarting for maintenance; reconnect to continue')
+    svc.journal.record('maintenance.restart', { closed: n })
+    return n
+  }
+  const listeners = { journal: new Set<(v: JournalEntry) => void>(), event: new Set<(v: ServiceEvent) => void>() }
+  const everything = compileFilters({})
+  const build = () => {
+    svc = createService(serviceOptions, hostTimers)
+    svc.journal.subscribe((entry) => listeners.journal.forEach((l) => l(entry)))
+    svc.log.subscribe({ filter: everything, deliver: (event) => listeners.event.forEach((l) => l(event)) })
+    if (options.scenario) applyScenario(svc, options.scenario, { restart })
+  }
+  const protocol: Protocol = createProtocol({
+    service: () => svc,
+    reset: async () => fake.reset(),
+  })
+  build()
+
+  const fake: Dockside = {
+    get clock() { return svc.clock },
+    get containers() { return svc.containers },
+    get images() { return svc.images },
+    get registries() { return svc.registries },
+    get faults() { return svc.faults },
+    get journal() { return svc.journal },
+    get events() { return svc.log },
+    get seed() { return svc.random.seed },
+    protocol,
+    async listen(listenOptions = {}) {
+      if (closed) throw new Error('This fake is closed; create a new one with createDockside().')
+      const { serve } = await import('./transports/server/serve')
+      const server = await serve(protocol, listenOptions)
+      const wrapped: DocksideServer = {
+        url: server.url,
+        wsUrl: server.wsUrl,
+        port: server.port,
+        host: server.host,
+        close: async () => {
+          servers.delete(wrapped)
+          await server.close()
+        },
+        [Symbol.asyncDispose]: () => wrapped.close(),
+      }
+      servers.add(wrapped)
+      return wrapped
+    },
+    restart,
+    on(type, listener) {
+      const set = listeners[type] as Set<typeof listener>
+      set.add(listener)
+      return () => void set.delete(listener)
+    },
+    closeSockets: (code, reason) => protocol.hub.closeAll(code, reason),
+    async reset() {
+      protocol.hub.closeAll(1012, 'the fake was reset; reconnect to continue')
+      svc.clock.dispose()
+      build()
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      const errors: unknown[] = []
+      for (const s of [...servers].reverse()) await s.close().catch((e: unknown) => errors.push(e))
+      protocol.hub.closeAll(1001, 'the fake is closing')
+      svc.clock.dispose()
+      if (errors.length) throw new AggregateError(errors, 'Some parts of the fake failed to close.')
+    },
+    [Symbol.asyncDispose]: () => fake.close(),
+  }
+  return fake
+}

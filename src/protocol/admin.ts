@@ -1,0 +1,159 @@
+import { InvalidInputError, NotFoundError } from '../service/errors'
+import type { Service } from '../service/service'
+import type { SocketHub } from './events'
+import { json, type Target } from './http'
+import type { ProtocolHost } from './router'
+import type { ProtoRequest, ProtoResponse } from './types'
+
+async function readJson(req: ProtoRequest): Promise<Record<string, unknown>> {
+  const raw = (await req.body()).trim()
+  if (raw === '') return {}
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    throw new InvalidInputError(`The request body is not valid JSON: ${JSON.stringify(raw.slice(0, 120))}.`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidInputError('The request body must be a JSON object.')
+  return value as Record<string, unknown>
+}
+
+const str = (body: Record<string, unknown>, key: string, required = false): string | undefined => {
+  const v = body[key]
+  if (v === undefined && !required) return undefined
+  if (typeof v !== 'string' || v === '') throw new InvalidInputError(`"${key}" must be a non-empty string${required ? ' (required)' : ''}.`)
+  return v
+}
+
+const containerJson = (c: ReturnType<Service['containers']['list']>[number]) => ({
+  id: c.id,
+  name: c.name,
+  image: c.image,
+  labels: c.labels,
+  instanceType: c.instanceType,
+  state: c.state,
+  exitCode: c.exitCode,
+})
+
+const ADMIN_ROUTES = [
+  'GET /_dockside/state',
+  'GET|POST /_dockside/containers',
+  'POST /_dockside/containers/{ref}/start|stop',
+  'DELETE /_dockside/containers/{ref}',
+  'GET|POST /_dockside/images',
+  'GET|POST /_dockside/registries',
+  'GET|POST|DELETE /_dockside/faults, DELETE /_dockside/faults/{id}',
+  'POST /_dockside/sockets/close',
+  'POST /_dockside/restart',
+  'GET /_dockside/clock, POST /_dockside/clock/advance',
+  'GET /_dockside/journal',
+  'POST /_dockside/reset',
+]
+
+/** The admin API under `/_dockside/`, for people and non-JS tools. */
+export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRequest, target: Target): Promise<ProtoResponse> {
+  const path = target.path.replace(/\/+$/, '')
+  const m = req.method
+  const parts = path.split('/').slice(2).map((p) => decodeURIComponent(p))
+  const [resource, ref, verb] = parts
+
+  switch (`${m} ${resource}${ref !== undefined ? '/:ref' : ''}${verb !== undefined ? `/${verb}` : ''}`) {
+    case 'GET state':
+      return json(200, {
+        clock: { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending },
+        seed: svc.random.seed,
+        containers: svc.containers.list().map(containerJson),
+        images: svc.images.list().map((i) => ({ repository: i.repository, tag: i.tag, id: i.image.id, size: i.image.size, layers: i.image.layers.length })),
+        registries: svc.registries.list(),
+        faults: svc.faults.list().map((f) => ({ ...f.rule, fired: f.fired, matched: f.matched })),
+        sockets: [...hub.sockets].map((s) => ({ id: s.id, client: s.client, filters: s.filters, sent: s.sent })),
+      })
+    case 'GET containers':
+      return json(200, svc.containers.list().map(containerJson))
+    case 'POST containers': {
+      const body = await readJson(req)
+      const labels = body.labels ?? {}
+      if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) throw new InvalidInputError('"labels" must be an object of strings.')
+      const c = svc.containers.create({ name: str(body, 'name'), image: str(body, 'image', true)!, labels: labels as Record<string, string>, instanceType: str(body, 'instanceType') })
+      if (body.start === true || body.running === true) c.start()
+      return json(201, containerJson(c))
+    }
+    case 'POST containers/:ref/start':
+      return json(200, containerJson(svc.containers.get(ref).start()))
+    case 'POST containers/:ref/stop': {
+      const body = await readJson(req)
+      const exitCode = body.exitCode ?? Number(target.query.get('exitCode') ?? 0)
+      if (typeof exitCode !== 'number') throw new InvalidInputError('"exitCode" must be an integer from 0 to 255.')
+      return json(200, containerJson(svc.containers.get(ref).stop({ exitCode })))
+    }
+    case 'DELETE containers/:ref':
+      svc.containers.get(ref).remove()
+      return json(200, { removed: ref })
+    case 'GET images':
+      return json(200, svc.images.list().map((i) => ({ repository: i.repository, tag: i.tag, id: i.image.id, size: i.image.size, layers: i.image.layers.map((l) => ({ digest: l.digest, size: l.size })) })))
+    case 'POST images': {
+      const body = await readJson(req)
+      const tags = body.tags
+      if (tags !== undefined && !(Array.isArray(tags) && tags.every((t) => typeof t === 'string'))) throw new InvalidInputError('"tags" must be a list of strings.')
+      const image = svc.images.add(str(body, 'name', true)!, { tags: tags as string[] | undefined, layers: body.layers as number | number[] | undefined })
+      return json(201, { id: image.id, size: image.size, layers: image.layers.length })
+    }
+    case 'GET registries':
+      return json(200, svc.registries.list())
+    case 'POST registries': {
+      const body = await readJson(req)
+      const r = svc.registries.add(str(body, 'host', true)!, { username: str(body, 'username'), password: body.password as string | undefined, token: str(body, 'token') })
+      return json(201, r)
+    }
+    case 'GET faults':
+      return json(200, svc.faults.list().map((f) => ({ ...f.rule, fired: f.fired, matched: f.matched })))
+    case 'POST faults': {
+      const body = await readJson(req)
+      const rules = Array.isArray(body.rules) ? body.rules : [body]
+      const added = rules.map((r) => svc.faults.add(r as never).id)
+      return json(201, { added })
+    }
+    case 'DELETE faults':
+      svc.faults.clear()
+      return json(200, { removed: 'all' })
+    case 'DELETE faults/:ref':
+      if (!svc.faults.remove(ref)) throw new NotFoundError(`No such fault rule: ${ref}. Known: ${svc.faults.list().map((f) => f.id).join(', ') || '(none)'}.`)
+      return json(200, { removed: ref })
+    case 'POST sockets/close': {
+      const body = await readJson(req)
+      const code = body.code ?? 1011
+      const reason = body.reason ?? 'closed by the admin API'
+      if (typeof code !== 'number' || !Number.isInteger(code) || code < 1000 || code > 4999 || [1004, 1005, 1006, 1015].includes(code)) {
+        throw new InvalidInputError(`Invalid close "code" ${JSON.stringify(code)}: expected 1000-1003, 1007-1014 or 3000-4999.`)
+      }
+      if (typeof reason !== 'string' || new TextEncoder().encode(reason).length > 123) throw new InvalidInputError('"reason" must be a string of at most 123 bytes.')
+      return json(200, { closed: hub.closeAll(code, reason) })
+    }
+    case 'POST restart': {
+      const closed = hub.closeAll(1001, 'server restarting for maintenance; reconnect to continue')
+      svc.journal.record('maintenance.restart', { closed })
+      return json(200, { closed })
+    }
+    case 'GET clock':
+      return json(200, { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), nowMs: svc.clock.now(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending })
+    case 'POST clock/advance': {
+      const body = await readJson(req)
+      const by = body.by ?? target.query.get('by')
+      if (typeof by !== 'string' && typeof by !== 'number') throw new InvalidInputError('"by" is required: a duration like "5s" or milliseconds.')
+      if (svc.clock.mode === 'real') throw new InvalidInputError('The clock runs in "real" mode and cannot be advanced; start with --clock virtual or auto.')
+      await svc.clock.advance(by)
+      return json(200, { now: new Date(svc.clock.now()).toISOString(), elapsedMs: svc.clock.elapsed() })
+    }
+    case 'GET journal': {
+      const type = target.query.get('type')
+      const after = Number(target.query.get('after') ?? 0)
+      const entries = (type ? svc.journal.ofType(type) : svc.journal.entries).filter((e) => e.seq > after)
+      return json(200, entries)
+    }
+    case 'POST reset':
+      await host.reset()
+      return json(200, { reset: true })
+    default:
+      throw new NotFoundError(`No admin route for ${m} ${path}. Admin routes: ${ADMIN_ROUTES.join('; ')}.`)
+  }
+}

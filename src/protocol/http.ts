@@ -1,0 +1,75 @@
+import { ConflictError, DocksideError, InvalidInputError, NotFoundError } from '../service/errors'
+import type { ProtoResponse } from './types'
+
+/** The one table from domain errors to HTTP statuses. */
+export function statusOf(error: unknown): number {
+  if (error instanceof NotFoundError) return 404
+  if (error instanceof ConflictError) return 409
+  if (error instanceof InvalidInputError) return 400
+  if (error instanceof RangeError) return 400
+  if (error instanceof DocksideError) return 400
+  return 500
+}
+
+const encoder = new TextEncoder()
+
+/** A JSON answer with an exact `Content-Type` (Docker's CLI needs it without charset) and a Content-Length. */
+export function json(status: number, value: unknown, headers: Record<string, string> = {}): ProtoResponse & { body: string } {
+  const body = JSON.stringify(value)
+  return {
+    status,
+    headers: { 'content-type': 'application/json', 'content-length': String(encoder.encode(body).length), ...headers },
+    body,
+  }
+}
+
+/** A JSON error `{"message": ...}`. */
+export const jsonError = (status: number, message: string, headers: Record<string, string> = {}) => json(status, { message }, headers)
+
+/** Maps any thrown error to its JSON answer. */
+export function errorResponse(error: unknown) {
+  const status = statusOf(error)
+  const message = error instanceof Error ? error.message : String(error)
+  return jsonError(status, status === 500 ? `internal error: ${message}` : message)
+}
+
+export function text(status: number, body: string, headers: Record<string, string> = {}): ProtoResponse & { body: string } {
+  return { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(encoder.encode(body).length), ...headers }, body }
+}
+
+/** A parsed request target. The query keeps each raw value too, for raw-JSON filters. */
+export interface Target {
+  /** Path without the `/v1.xx` prefix, not decoded. */
+  path: string
+  /** The API version prefix, when given. */
+  version: string | undefined
+  query: Map<string, string>
+}
+
+function decode(value: string): string {
+  // Percent-encoded values come from url.Values (spaces as '+'); raw JSON arrives as is.
+  const plus = value.startsWith('{') || value.startsWith('[') ? value : value.replace(/\+/g, ' ')
+  try {
+    return decodeURIComponent(plus)
+  } catch {
+    return value
+  }
+}
+
+export function parseTarget(url: string): Target {
+  const q = url.indexOf('?')
+  let path = q < 0 ? url : url.slice(0, q)
+  const query = new Map<string, string>()
+  if (q >= 0) {
+    for (const part of url.slice(q + 1).split('&')) {
+      if (!part) continue
+      const eq = part.indexOf('=')
+      const key = decode(eq < 0 ? part : part.slice(0, eq))
+      if (!query.has(key)) query.set(key, eq < 0 ? '' : decode(part.slice(eq + 1)))
+    }
+  }
+  const m = /^\/v(\d+(?:\.\d+)*)(?=\/)/.exec(path)
+  const version = m?.[1]
+  if (m) path = path.slice(m[0].length)
+  return { path, version, query }
+}

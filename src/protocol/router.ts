@@ -1,0 +1,85 @@
+import type { Service } from '../service/service'
+import { handleAdmin } from './admin'
+import { handleDocker } from './docker'
+import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
+import { errorResponse, jsonError, parseTarget } from './http'
+import { pushRoute } from './push'
+import type { ProtoRequest, ProtoResponse, UpgradeResult } from './types'
+
+/** What the protocol needs from the fake around it. */
+export interface ProtocolHost {
+  /** The current service (it changes on reset). */
+  service(): Service
+  /** Resets to the scenario's start. */
+  reset(): Promise<void>
+}
+
+/** Transport-neutral routes: every way in calls these and nothing else. */
+export interface Protocol {
+  handle(req: ProtoRequest): Promise<ProtoResponse>
+  upgrade(req: ProtoRequest): UpgradeResult
+  /** Live events sockets. */
+  readonly hub: SocketHub
+  /** The routes the fake serves, for "unhandled request" messages. */
+  readonly routes: readonly string[]
+}
+
+export const ROUTES = [
+  'GET /events/ws (websocket)',
+  'POST /images/{name}/push',
+  'GET /events',
+  'HEAD|GET /_ping, GET /version, GET /info',
+  'GET /images/json, GET /images/{name}/json, POST /images/{name}/tag',
+  'GET /containers/json, GET /containers/{id}/json, POST /containers/{id}/start, POST /containers/{id}/stop',
+  '/_dockside/* (admin API)',
+]
+
+const PUSH = /^\/images\/(.+)\/push$/
+
+export function createProtocol(host: ProtocolHost): Protocol {
+  const hub = createHub()
+
+  const record = (req: ProtoRequest, path: string, status: number) =>
+    host.service().journal.record('request', { method: req.method, path, status, client: req.headers['x-dockside-client'] })
+
+  return {
+    hub,
+    routes: ROUTES,
+    async handle(req) {
+      const target = parseTarget(req.url)
+      const svc = host.service()
+      let res: ProtoResponse
+      try {
+        const push = PUSH.exec(target.path)
+        if (push && req.method === 'POST') {
+          let name: string
+          try {
+            name = decodeURIComponent(push[1])
+          } catch {
+            name = push[1]
+          }
+          res = pushRoute(svc, req, name, target.query.get('tag') || undefined)
+        } else if (target.path === '/events/ws') {
+          res = jsonError(400, 'GET /events/ws is a websocket endpoint: send an Upgrade: websocket request.')
+        } else if (target.path === '/events' && req.method === 'GET') {
+          res = eventsStream(svc, req, target)
+        } else if (target.path.startsWith('/_dockside/') || target.path === '/_dockside') {
+          res = await handleAdmin(svc, host, hub, req, target)
+        } else {
+          res = (await handleDocker(svc, req, target)) ?? jsonError(404, `No route for ${req.method} ${target.path}. This fake serves: ${ROUTES.join('; ')}.`)
+        }
+      } catch (error) {
+        res = errorResponse(error)
+      }
+      if (!target.path.startsWith('/_dockside/journal')) record(req, target.path, res.status)
+      return res
+    },
+    upgrade(req) {
+      const target = parseTarget(req.url)
+      if (target.path !== '/events/ws') return { kind: 'not-found' }
+      const result = eventsUpgrade(host.service(), hub, req, target)
+      record(req, target.path, result.kind === 'reject' ? result.response.status : 101)
+      return result
+    },
+  }
+}

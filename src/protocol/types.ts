@@ -1,0 +1,39 @@
+/** A transport-neutral HTTP request. Header names are lower-case. */
+export interface ProtoRequest {
+  method: string
+  /** Path and query exactly as received (the query may hold raw, unencoded JSON). */
+  url: string
+  headers: Record<string, string | undefined>
+  /** Aborts when the client goes away. */
+  signal: AbortSignal
+  /** Reads the request body as text (empty when none). */
+  body(): Promise<string>
+  /** The client's address, for logs and per-client limits. */
+  remoteAddress?: string
+}
+
+/** A transport-neutral answer; `body` may be a stream of chunks, written with backpressure. */
+export interface ProtoResponse {
+  status: number
+  headers: Record<string, string>
+  body?: string | AsyncIterable<string>
+}
+
+/** What a transport gives the protocol for an accepted websocket. */
+export interface SocketSink {
+  send(text: string): void
+  /** A clean close with a close frame. */
+  close(code: number, reason: string): void
+}
+
+/** What the protocol gives back for an accepted websocket. */
+export interface SocketSession {
+  /** The client closed (or the connection ended). */
+  clientClosed(code: number, reason: string): void
+}
+
+/** The answer to an upgrade request: refuse with an HTTP response, or accept and open a session. */
+export type UpgradeResult =
+  | { kind: 'reject'; response: ProtoResponse & { body?: string } }
+  | { kind: 'accept'; open(sink: SocketSink): SocketSession }
+  | { kind: 'not-found' }

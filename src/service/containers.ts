@@ -1,0 +1,151 @@
+import { ConflictError, InvalidInputError, NotFoundError } from './errors'
+import type { EventLog } from './events'
+import type { Journal } from './journal'
+import type { RandomSource } from './random'
+
+export type ContainerState = 'created' | 'running' | 'exited'
+
+/** A container as the fake holds it. */
+export interface ContainerInfo {
+  readonly id: string
+  readonly name: string
+  readonly image: string
+  readonly labels: Readonly<Record<string, string>>
+  readonly instanceType: string
+  readonly state: ContainerState
+  readonly exitCode: number
+  /** Clock time of creation, epoch ms. */
+  readonly created: number
+  readonly startedAt: number | undefined
+  readonly finishedAt: number | undefined
+}
+
+export interface CreateContainerOptions {
+  /** @default a Docker-style name from the seeded source */
+  name?: string
+  image: string
+  /** @default {} */
+  labels?: Record<string, string>
+  /** The `sh_hyper_instancetype` attribute. @default 's4' */
+  instanceType?: string
+}
+
+/** A handle on one container. */
+export interface Container extends ContainerInfo {
+  /** Starts the container and emits a `start` event. */
+  start(): Container
+  /** Stops the container and emits a `stop` event. @param exitCode @default 0 */
+  stop(options?: { exitCode?: number }): Container
+  /** Removes the container (stopping it first if it runs). */
+  remove(): void
+}
+
+export interface Containers {
+  create(options: CreateContainerOptions): Container
+  /** Finds a container by name, full id or unique id prefix; throws NotFoundError otherwise. */
+  get(ref: string): Container
+  find(ref: string): Container | undefined
+  list(): Container[]
+  clear(): void
+}
+
+const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
+
+export function createContainers(deps: { random: RandomSource; log: EventLog; now: () => number; journal: Journal }): Containers {
+  const byId = new Map<string, Container>()
+
+  const emit = (c: ContainerInfo, action: 'start' | 'stop') =>
+    deps.log.append({ action, id: c.id, name: c.name, image: c.image, labels: c.labels as Record<string, string>, instanceType: c.instanceType, exitCode: c.exitCode })
+
+  const find = (ref: string): Container | undefined => {
+    const r = ref.replace(/^\//, '')
+    for (const c of byId.values()) if (c.name === r || c.id === r) return c
+    const matches = [...byId.values()].filter((c) => c.id.startsWith(r))
+    return r.length > 0 && matches.length === 1 ? matches[0] : undefined
+  }
+
+  const api: Containers = {
+    create(options) {
+      if (!options || typeof options.image !== 'string' || options.image === '') {
+        throw new InvalidInputError('A container needs an "image" (a non-empty string).')
+      }
+      const name = options.name ?? deps.random.containerName()
+      if (!NAME.test(name)) throw new InvalidInputError(`Invalid container name "${name}": allowed characters are [a-zA-Z0-9][a-zA-Z0-9_.-].`)
+      if ([...byId.values()].some((c) => c.name === name)) {
+        throw new ConflictError(`A container named "${name}" already exists. Remove it first or choose another name.`)
+      }
+      const labels = { ...(options.labels ?? {}) }
+      for (const [k, v] of Object.entries(labels)) {
+        if (typeof v !== 'string') throw new InvalidInputError(`Label "${k}" must have a string value, got ${JSON.stringify(v)}.`)
+      }
+      const state = {
+        id: deps.random.hex(64),
+        name,
+        image: options.image,
+        labels,
+        instanceType: options.instanceType ?? 's4',
+        state: 'created' as ContainerState,
+        exitCode: 0,
+        created: deps.now(),
+        startedAt: undefined as number | undefined,
+        finishedAt: undefined as number | undefined,
+      }
+      const c: Container = {
+        get id() { return state.id },
+        get name() { return state.name },
+        get image() { return state.image },
+        get labels() { return state.labels },
+        get instanceType() { return state.instanceType },
+        get state() { return state.state },
+        get exitCode() { return state.exitCode },
+        get created() { return state.created },
+        get startedAt() { return state.startedAt },
+        get finishedAt() { return state.finishedAt },
+        start() {
+          if (!byId.has(state.id)) throw new NotFoundError(`No such container: ${state.name} (it was removed).`)
+          if (state.state === 'running') return c
+          state.state = 'running'
+          state.exitCode = 0
+          state.startedAt = deps.now()
+          emit(state, 'start')
+          return c
+        },
+        stop(opts = {}) {
+          if (!byId.has(state.id)) throw new NotFoundError(`No such container: ${state.name} (it was removed).`)
+          const exitCode = opts.exitCode ?? 0
+          if (!Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255) {
+            throw new InvalidInputError(`Invalid exitCode ${exitCode}: expected an integer from 0 to 255.`)
+          }
+          if (state.state !== 'running') return c
+          state.state = 'exited'
+          state.exitCode = exitCode
+          state.finishedAt = deps.now()
+          emit(state, 'stop')
+          return c
+        },
+        remove() {
+          if (state.state === 'running') c.stop()
+          byId.delete(state.id)
+        },
+        toJSON() {
+          return { ...state }
+        },
+      } as Container
+      byId.set(state.id, c)
+      deps.journal.record('container.create', { id: state.id, name, image: state.image })
+      return c
+    },
+    find,
+    get(ref) {
+      const c = find(ref)
+      if (!c) {
+        const known = [...byId.values()].map((x) => x.name)
+        throw new NotFoundError(`No such container: ${ref}. Known containers: ${known.length ? known.join(', ') : '(none)'}.`)
+      }
+      return c
+    },
+    list: () => [...byId.values()],
+    clear: () => byId.clear(),
+  }
+  return api
+}

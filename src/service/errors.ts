@@ -1,0 +1,54 @@
+/** Every error dockside throws or answers with; `code` is listed in docs/errors.md. */
+export class DocksideError extends Error {
+  override name = 'DocksideError'
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** A request or call named something the fake does not have (HTTP 404). */
+export class NotFoundError extends DocksideError {
+  override name = 'NotFoundError'
+  constructor(message: string, code = 'DOCKSIDE_NOT_FOUND') {
+    super(code, message)
+  }
+}
+
+/** Bad input: wrong filters, bad options, a malformed body (HTTP 400). */
+export class InvalidInputError extends DocksideError {
+  override name = 'InvalidInputError'
+  constructor(message: string, code = 'DOCKSIDE_INVALID_INPUT') {
+    super(code, message)
+  }
+}
+
+/** The `filters` parameter of an events request is malformed (HTTP 400). */
+export class InvalidFilterError extends InvalidInputError {
+  override name = 'InvalidFilterError'
+  constructor(message: string) {
+    super(message, 'DOCKSIDE_INVALID_FILTER')
+  }
+}
+
+/** The request conflicts with the current state, e.g. a container name in use (HTTP 409). */
+export class ConflictError extends DocksideError {
+  override name = 'ConflictError'
+  constructor(message: string) {
+    super('DOCKSIDE_CONFLICT', message)
+  }
+}
+
+/** A scenario file does not match the format; `path` points inside the file. */
+export class ScenarioError extends DocksideError {
+  override name = 'ScenarioError'
+  constructor(
+    readonly file: string,
+    readonly path: string,
+    readonly expected: string,
+  ) {
+    super('DOCKSIDE_INVALID_SCENARIO', `${file}: at ${path || '(root)'}: ${expected}`)
+  }
+}

@@ -1,0 +1,151 @@
+import { InvalidInputError, NotFoundError } from './errors'
+import { stripTag } from './filters'
+import type { RandomSource } from './random'
+
+export interface Layer {
+  /** `sha256:` + 64 hex. */
+  readonly digest: string
+  /** The 12-hex id Docker prints in progress lines. */
+  readonly shortId: string
+  readonly size: number
+}
+
+/** An image: layers plus the manifest a push sends. */
+export interface Image {
+  /** `sha256:` + 64 hex (the image id). */
+  readonly id: string
+  readonly layers: readonly Layer[]
+  readonly size: number
+  /** Digest of the image manifest, the same for every tag it is pushed as. */
+  readonly manifestDigest: string
+  readonly manifestSize: number
+  readonly created: number
+}
+
+export interface AddImageOptions {
+  /** Tags to create. `name:tag` in the name adds that tag too. @default ['latest'] */
+  tags?: string[]
+  /** A layer count (sizes from the seeded source) or a list of layer sizes in bytes. @default 3 */
+  layers?: number | number[]
+}
+
+export interface Images {
+  /** Adds an image under `name` (a repository, optionally `:tag`); returns it. */
+  add(name: string, options?: AddImageOptions): Image
+  /** `docker tag`: makes `target` (repo[:tag]) point at the image `source` resolves to. */
+  tag(source: string, target: string): Image
+  /** The image a `repo:tag` reference (or image id prefix) points at, or undefined. */
+  resolve(ref: string): Image | undefined
+  /** Tags of a repository, in the order they were created. */
+  tagsOf(repository: string): string[]
+  /** Every `repo:tag` with its image. */
+  list(): { repository: string; tag: string; image: Image }[]
+  /** Removes a `repo:tag` reference. */
+  untag(ref: string): void
+  clear(): void
+}
+
+/** Splits `repo[:tag]` into its parts (a registry port is not a tag). */
+export function splitReference(ref: string): { repository: string; tag: string | undefined } {
+  const repository = stripTag(ref)
+  if (ref.includes('@')) return { repository, tag: undefined }
+  return { repository, tag: repository.length < ref.length ? ref.slice(repository.length + 1) : undefined }
+}
+
+const REPO = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/
+const TAG = /^[\w][\w.-]{0,127}$/
+
+/** Builds a schema-2 manifest body, so the reported manifest size is that of a real one. */
+function manifestSize(layers: readonly Layer[]): number {
+  const body = {
+    schemaVersion: 2,
+    mediaType: 'application/vnd.docker.distribution.manifest.v2+json',
+    config: { mediaType: 'application/vnd.docker.container.image.v1+json', size: 1470, digest: `sha256:${'0'.repeat(64)}` },
+    layers: layers.map((l) => ({ mediaType: 'application/vnd.docker.image.rootfs.diff.tar.gzip', size: l.size, digest: l.digest })),
+  }
+  return JSON.stringify(body, null, 3).length
+}
+
+export function createImages(deps: { random: RandomSource; now: () => number }): Images {
+  const images = new Set<Image>()
+  const refs = new Map<string, Image>()
+
+  const checkRepo = (repository: string) => {
+    if (!REPO.test(repository)) {
+      throw new InvalidInputError(`Invalid image name "${repository}": expected lower-case [host[:port]/]path[:tag], e.g. "localhost:5000/team/app:1.0".`)
+    }
+  }
+  const checkTag = (tag: string) => {
+    if (!TAG.test(tag)) throw new InvalidInputError(`Invalid tag "${tag}": expected up to 128 characters of [A-Za-z0-9_.-], not starting with "." or "-".`)
+  }
+
+  const api: Images = {
+    add(name, options = {}) {
+      const { repository, tag } = splitReference(name)
+      checkRepo(repository)
+      const tags = [...(options.tags ?? []), ...(tag ? [tag] : [])]
+      if (tags.length === 0) tags.push('latest')
+      tags.forEach(checkTag)
+      const spec = options.layers ?? 3
+      let sizes: number[]
+      if (typeof spec === 'number') {
+        if (!Number.isInteger(spec) || spec < 1 || spec > 127) throw new InvalidInputError(`Invalid layers ${spec}: expected a count from 1 to 127 or a list of sizes in bytes.`)
+        sizes = Array.from({ length: spec }, () => deps.random.int(512 * 1024, 12 * 1024 * 1024))
+      } else if (Array.isArray(spec) && spec.length > 0 && spec.every((s) => Number.isSafeInteger(s) && s > 0)) {
+        sizes = spec
+      } else {
+        throw new InvalidInputError(`Invalid layers ${JSON.stringify(spec)}: expected a count from 1 to 127 or a non-empty list of positive sizes in bytes.`)
+      }
+      const layers = sizes.map((size) => {
+        const hex = deps.random.hex(64)
+        return { digest: `sha256:${hex}`, shortId: hex.slice(0, 12), size }
+      })
+      const image: Image = {
+        id: `sha256:${deps.random.hex(64)}`,
+        layers,
+        size: sizes.reduce((a, b) => a + b, 0),
+        manifestDigest: `sha256:${deps.random.hex(64)}`,
+        manifestSize: manifestSize(layers),
+        created: deps.now(),
+      }
+      images.add(image)
+      for (const t of tags) refs.set(`${repository}:${t}`, image)
+      return image
+    },
+    tag(source, target) {
+      const image = api.resolve(source)
+      if (!image) throw new NotFoundError(`No such image: ${source}`)
+      const { repository, tag } = splitReference(target)
+      checkRepo(repository)
+      checkTag(tag ?? 'latest')
+      refs.set(`${repository}:${tag ?? 'latest'}`, image)
+      return image
+    },
+    resolve(ref) {
+      const { repository, tag } = splitReference(ref)
+      const hit = refs.get(`${repository}:${tag ?? 'latest'}`)
+      if (hit) return hit
+      const hex = ref.replace(/^sha256:/, '')
+      if (/^[0-9a-f]{4,64}$/.test(hex)) {
+        const found = [...images].filter((i) => i.id.slice(7).startsWith(hex))
+        if (found.length === 1) return found[0]
+      }
+      return undefined
+    },
+    tagsOf(repository) {
+      const out: string[] = []
+      for (const key of refs.keys()) if (stripTag(key) === repository) out.push(key.slice(repository.length + 1))
+      return out
+    },
+    list: () => [...refs].map(([key, image]) => ({ ...splitReference(key), tag: splitReference(key).tag!, image })),
+    untag(ref) {
+      const { repository, tag } = splitReference(ref)
+      if (!refs.delete(`${repository}:${tag ?? 'latest'}`)) throw new NotFoundError(`No such image: ${ref}`)
+    },
+    clear() {
+      images.clear()
+      refs.clear()
+    },
+  }
+  return api
+}

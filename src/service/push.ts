@@ -1,0 +1,159 @@
+import type { FaultAction } from '../faults/plan'
+import type { Clock } from '../time/clock'
+import { authorize, decodeRegistryAuth, maskAuth, type AuthConfig } from './auth'
+import type { Image, Images, Layer } from './images'
+import { splitReference } from './images'
+import type { Journal } from './journal'
+import { registryHost, type Registries } from './registries'
+
+export interface PushDeps {
+  images: Images
+  registries: Registries
+  clock: Clock
+  journal: Journal
+  /** Bytes per second of (clock) time a push moves. */
+  bandwidth: number
+}
+
+export interface PushRequest {
+  /** The `{name}` of the route, percent-decoded; may carry `:tag`. */
+  name: string
+  /** The `tag` query parameter (wins over a tag in the name). */
+  tag?: string
+  /** The raw `X-Registry-Auth` header. */
+  authHeader?: string
+  /** Aborts (cancels) the push when the client goes away. */
+  signal: AbortSignal
+  /** A fault decided for this push: an error line mid-stream. */
+  fault?: Extract<FaultAction, { kind: 'error' }>
+}
+
+export type PushStart =
+  | { kind: 'not-found'; message: string }
+  | { kind: 'stream'; repository: string; tags: string[]; lines: AsyncIterable<string> }
+
+/** Docker's units.HumanSize: 4 significant digits, decimal units. */
+export function humanSize(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB']
+  let i = 0
+  let n = bytes
+  while (n >= 1000 && i < units.length - 1) {
+    n /= 1000
+    i++
+  }
+  return `${Number.parseFloat(n.toPrecision(4))}${units[i]}`
+}
+
+/** Docker's progress text: a 50-wide bar and `current/total`. */
+export function progressText(current: number, total: number): string {
+  const pct = Math.min(50, Math.floor((current / total) * 50))
+  const bar = `[${'='.repeat(pct)}>${' '.repeat(50 - pct)}] `
+  return `${bar}${humanSize(current).padStart(8)}/${humanSize(total)}`
+}
+
+const status = (s: string) => `{"status":${JSON.stringify(s)}}\n`
+const layerLine = (s: string, id: string) => `{"status":${JSON.stringify(s)},"progressDetail":{},"id":"${id}"}\n`
+const pushingLine = (id: string, current: number, total: number) =>
+  `{"status":"Pushing","progressDetail":{"current":${current},"total":${total}},"progress":${JSON.stringify(progressText(current, total))},"id":"${id}"}\n`
+/** An error line after the stream started: both fields, or real clients miss it. */
+export const errorLine = (message: string) => `{"errorDetail":{"message":${JSON.stringify(message)}},"error":${JSON.stringify(message)}}\n`
+
+const CONCURRENCY = 5
+const TICK_MS = 100
+
+/**
+ * Starts a push: resolves the image and tags, then returns the progress stream.
+ * The stream is paced by the clock; nothing reaches the registry until a tag's push completes.
+ */
+export function startPush(deps: PushDeps, req: PushRequest): PushStart {
+  const { repository, tag: nameTag } = splitReference(req.name)
+  const wanted = req.tag || nameTag
+  const tags = wanted ? [wanted] : deps.images.tagsOf(repository)
+  const resolved = tags.map((t) => ({ tag: t, image: deps.images.resolve(`${repository}:${t}`) }))
+  if (resolved.length === 0 || resolved.some((r) => !r.image)) {
+    return { kind: 'not-found', message: `No such image: ${wanted ? `${repository}:${wanted}` : repository}` }
+  }
+  const host = registryHost(repository)
+  const decoded = decodeRegistryAuth(req.authHeader)
+  const auth: AuthConfig | undefined = decoded && !('invalid' in decoded) ? decoded : undefined
+  deps.journal.record('push.start', { repository, tags, registry: host, auth: maskAuth(decoded) })
+
+  async function* lines(): AsyncGenerator<string> {
+    const registry = deps.registries.ensure(host)
+    const pushedBlobs = new Set<string>()
+    const fault = req.fault
+    let layersDone = 0
+    let bytes = 0
+    const fail = (message: string) => {
+      deps.journal.record('push.failed', { repository, registry: host, message })
+      return errorLine(message)
+    }
+    const faultDue = () =>
+      fault !== undefined && (fault.afterBytes !== undefined ? bytes >= fault.afterBytes : layersDone >= fault.afterLayer)
+
+    yield status(`The push refers to repository [${repository}]`)
+    for (const { tag, image } of resolved as { tag: string; image: Image }[]) {
+      const layers = [...image.layers].reverse()
+      let chunk = layers.map((l) => layerLine('Preparing', l.shortId)).join('')
+      if (!authorize(registry.auth, auth)) {
+        yield chunk + fail('unauthorized: authentication required')
+        return
+      }
+      const todo: Layer[] = []
+      const exists: Layer[] = []
+      for (const l of layers) (registry.blobs.has(l.digest) || pushedBlobs.has(l.digest) ? exists : todo).push(l)
+      todo.slice(CONCURRENCY).forEach((l) => (chunk += layerLine('Waiting', l.shortId)))
+      for (const l of exists) {
+        chunk += layerLine('Layer already exists', l.shortId)
+        layersDone++
+      }
+      if (faultDue() && fault!.afterBytes === undefined) {
+        yield chunk + fail(fault!.message)
+        return
+      }
+      yield chunk
+      const progress = new Map<Layer, number>()
+      const queue = [...todo]
+      const active: Layer[] = queue.splice(0, CONCURRENCY)
+      while (active.length) {
+        if (!(await deps.clock.sleep(TICK_MS, req.signal))) {
+          deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes })
+          return
+        }
+        const share = Math.max(1, Math.floor((deps.bandwidth * TICK_MS) / 1000 / active.length))
+        chunk = ''
+        for (const l of [...active]) {
+          const before = progress.get(l) ?? 0
+          const now = Math.min(l.size, before + share)
+          progress.set(l, now)
+          bytes += now - before
+          chunk += pushingLine(l.shortId, now, l.size)
+          if (fault?.afterBytes !== undefined && faultDue()) {
+            yield chunk + fail(fault.message)
+            return
+          }
+          if (now >= l.size) {
+            chunk += layerLine('Pushed', l.shortId)
+            pushedBlobs.add(l.digest)
+            active.splice(active.indexOf(l), 1)
+            layersDone++
+            if (faultDue()) {
+              yield chunk + fail(fault!.message)
+              return
+            }
+            const nextLayer = queue.shift()
+            if (nextLayer) active.push(nextLayer)
+          }
+        }
+        yield chunk
+      }
+      deps.registries.commit(host, { repository, tag, digest: image.manifestDigest, size: image.manifestSize, image, pushedBy: auth?.username, time: deps.clock.now() })
+      deps.journal.record('push.tag', { repository, tag, registry: host, digest: image.manifestDigest, user: auth?.username })
+      yield status(`${tag}: digest: ${image.manifestDigest} size: ${image.manifestSize}`) +
+        `{"progressDetail":{},"aux":{"Tag":${JSON.stringify(tag)},"Digest":"${image.manifestDigest}","Size":${image.manifestSize}}}\n`
+    }
+    deps.journal.record('push.done', { repository, tags, registry: host, user: auth?.username })
+  }
+
+  return { kind: 'stream', repository, tags, lines: lines() }
+}

@@ -1,0 +1,100 @@
+import type { RegistryAuth } from './auth'
+import { InvalidInputError, NotFoundError } from './errors'
+import type { Image } from './images'
+
+/** A manifest the registry holds for `repository:tag`. */
+export interface PushedTag {
+  readonly repository: string
+  readonly tag: string
+  readonly digest: string
+  readonly size: number
+  readonly layers: readonly string[]
+  /** Username that pushed it (never a secret), when credentials were given. */
+  readonly pushedBy: string | undefined
+  readonly time: number
+}
+
+/** A registry at one `host[:port]`, recording what was pushed. */
+export interface Registry {
+  readonly host: string
+  readonly auth: RegistryAuth
+  /** Layer digests the registry holds. */
+  readonly blobs: ReadonlySet<string>
+  /** Every pushed tag. */
+  readonly tags: readonly PushedTag[]
+  /** The manifest for `repository:tag`, if pushed. */
+  get(repository: string, tag: string): PushedTag | undefined
+  toJSON(): unknown
+}
+
+export interface AddRegistryOptions {
+  username?: string
+  password?: string
+  token?: string
+}
+
+export interface Registries {
+  /** Adds (or replaces) the registry at `host`; open unless credentials or a token are given. */
+  add(host: string, options?: AddRegistryOptions): Registry
+  get(host: string): Registry
+  /** The registry for `host`, created open if unknown. */
+  ensure(host: string): Registry
+  list(): Registry[]
+  /** Records a completed push atomically (blobs and manifest together). */
+  commit(host: string, entry: Omit<PushedTag, 'layers'> & { image: Image }): void
+  clear(): void
+}
+
+/** The registry host of an image repository (`docker.io` when the first part is not a host). */
+export function registryHost(repository: string): string {
+  const first = repository.split('/')[0]
+  return repository.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost') ? first : 'docker.io'
+}
+
+export function createRegistries(): Registries {
+  const byHost = new Map<string, { host: string; auth: RegistryAuth; blobs: Set<string>; tags: PushedTag[] }>()
+
+  const view = (r: { host: string; auth: RegistryAuth; blobs: Set<string>; tags: PushedTag[] }): Registry => ({
+    host: r.host,
+    auth: r.auth,
+    blobs: r.blobs,
+    get tags() {
+      return r.tags
+    },
+    get: (repository, tag) => r.tags.find((t) => t.repository === repository && t.tag === tag),
+    toJSON: () => ({ host: r.host, auth: r.auth.kind, tags: r.tags, blobs: [...r.blobs] }),
+  })
+
+  const api: Registries = {
+    add(host, options = {}) {
+      if (!/^[a-zA-Z0-9.-]+(:\d+)?$/.test(host)) throw new InvalidInputError(`Invalid registry host "${host}": expected host or host:port, e.g. "localhost:5000".`)
+      let auth: RegistryAuth = { kind: 'open' }
+      if (options.token !== undefined) auth = { kind: 'token', token: options.token }
+      else if (options.username !== undefined || options.password !== undefined) {
+        if (!options.username || options.password === undefined) throw new InvalidInputError(`Registry "${host}" needs both "username" and "password" (or a "token").`)
+        auth = { kind: 'basic', username: options.username, password: options.password }
+      }
+      const r = { host, auth, blobs: new Set<string>(), tags: [] as PushedTag[] }
+      byHost.set(host, r)
+      return view(r)
+    },
+    get(host) {
+      const r = byHost.get(host)
+      if (!r) throw new NotFoundError(`No such registry: ${host}. Known registries: ${[...byHost.keys()].join(', ') || '(none)'}.`)
+      return view(r)
+    },
+    ensure: (host) => (byHost.has(host) ? api.get(host) : api.add(host)),
+    list: () => [...byHost.values()].map(view),
+    commit(host, entry) {
+      api.ensure(host)
+      const r = byHost.get(host)!
+      for (const l of entry.image.layers) r.blobs.add(l.digest)
+      const { image, ...rest } = entry
+      const pushed: PushedTag = { ...rest, layers: image.layers.map((l) => l.digest) }
+      r.tags = r.tags.filter((t) => !(t.repository === pushed.repository && t.tag === pushed.tag))
+      r.tags.push(pushed)
+    },
+    clear: () => byHost.clear(),
+  }
+  return api
+}

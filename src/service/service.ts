@@ -1,0 +1,71 @@
+import { createFaultPlan, type FaultPlan } from '../faults/plan'
+import { createClock, type Clock, type ClockOptions, type HostTimers } from '../time/clock'
+import { toMs, type Duration } from '../time/duration'
+import { createContainers, type Containers } from './containers'
+import { createEventLog, type EventLog, type TimeFormat } from './events'
+import { createImages, type Images } from './images'
+import { createJournal, type Journal } from './journal'
+import { createRandom, type RandomSource } from './random'
+import { createRegistries, type Registries } from './registries'
+
+/** Options of the service model; every field is optional. */
+export interface ServiceOptions {
+  /** Seed of ids, names, digests and random fault draws. @default 1 */
+  seed?: number
+  /** The clock: a mode, or clock options. @default 'virtual' */
+  clock?: ClockOptions['mode'] | ClockOptions
+  /** Maximum age of an events connection before the server closes it (1000). @default '24h' */
+  maxConnectionAge?: Duration
+  /** Push bandwidth in bytes per second of clock time. @default 20_000_000 (20 MB/s) */
+  pushBandwidth?: number
+  /** `time`/`timeNano` as integers (the real wire) or the spec sample's float notation. @default 'integer' */
+  timeFormat?: TimeFormat
+  /** Events kept for replay. @default 10000 */
+  retainEvents?: number
+}
+
+/** The model: pure state plus the clock, seeded source, event log, journal and fault plan. */
+export interface Service {
+  readonly options: Required<Omit<ServiceOptions, 'clock'>> & { maxConnectionAgeMs: number }
+  readonly clock: Clock
+  readonly random: RandomSource
+  readonly journal: Journal
+  readonly log: EventLog
+  readonly containers: Containers
+  readonly images: Images
+  readonly registries: Registries
+  readonly faults: FaultPlan
+}
+
+export function createService(options: ServiceOptions = {}, host?: HostTimers): Service {
+  const seed = options.seed ?? 1
+  const clockOptions: ClockOptions = typeof options.clock === 'object' ? { ...options.clock } : { mode: options.clock ?? 'virtual' }
+  const clock = createClock({ ...clockOptions, host: clockOptions.host ?? host })
+  const random = createRandom(seed)
+  const journal = createJournal(() => clock.now())
+  const log = createEventLog(clock, { retain: options.retainEvents })
+  const now = () => clock.now()
+  const maxConnectionAge = options.maxConnectionAge ?? '24h'
+  const pushBandwidth = options.pushBandwidth ?? 20_000_000
+  if (!(pushBandwidth > 0)) throw new RangeError(`Invalid pushBandwidth ${pushBandwidth}: expected bytes per second above 0.`)
+  const timeFormat = options.timeFormat ?? 'integer'
+  if (timeFormat !== 'integer' && timeFormat !== 'float') throw new RangeError(`Invalid timeFormat "${timeFormat}": expected "integer" or "float".`)
+  return {
+    options: {
+      seed,
+      maxConnectionAge,
+      maxConnectionAgeMs: toMs(maxConnectionAge, 'maxConnectionAge'),
+      pushBandwidth,
+      timeFormat,
+      retainEvents: options.retainEvents ?? 10_000,
+    },
+    clock,
+    random,
+    journal,
+    log,
+    containers: createContainers({ random, log, now, journal }),
+    images: createImages({ random, now }),
+    registries: createRegistries(),
+    faults: createFaultPlan({ journal, random, elapsed: () => clock.elapsed() }),
+  }
+}

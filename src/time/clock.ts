@@ -1,0 +1,279 @@
+import { toMs, type Duration } from './duration'
+
+/** How the fake's clock moves. */
+export type ClockMode = 'virtual' | 'auto' | 'real'
+
+/**
+ * Host timers, injected so the core never touches global timers.
+ * The runtime passes references captured at import, so a user's fake timers cannot stall the fake.
+ */
+export interface HostTimers {
+  /** Milliseconds from a monotonic host source. */
+  now(): number
+  /** Runs `fn` after `ms` of host time. */
+  after(ms: number, fn: () => void): unknown
+  cancel(handle: unknown): void
+  /** Runs `fn` once pending I/O callbacks have run. */
+  immediate(fn: () => void): unknown
+}
+
+export interface ClockOptions {
+  /** @default 'virtual' */
+  mode?: ClockMode
+  /** Epoch milliseconds the clock starts at. @default Date.UTC(2026, 0, 1) */
+  start?: number | string
+  /** Speed factor for `real` mode. @default 1 */
+  speed?: number
+  /** How many timers one `runAll()`/`advance()` may fire before it fails loudly. @default 10000 */
+  loopLimit?: number
+  /** Host timers for `real` and `auto` modes. */
+  host?: HostTimers
+}
+
+export interface TimerHandle {
+  cancel(): void
+}
+
+/**
+ * A timer's kind. `wait` timers are waits someone is blocked on (push pacing, latency): the `auto`
+ * clock skips straight to them. `background` timers (maximum age, timelines) run at the clock's pace.
+ */
+export type TimerKind = 'wait' | 'background'
+
+interface Timer {
+  at: number
+  seq: number
+  kind: TimerKind
+  fn: () => void
+  cancelled: boolean
+}
+
+/** The clock every delay in dockside goes through. */
+export interface Clock {
+  readonly mode: ClockMode
+  /** Current time in epoch milliseconds (may be fractional). */
+  now(): number
+  /** Milliseconds since the clock started. */
+  elapsed(): number
+  /** Epoch milliseconds the clock started at. */
+  readonly startedAt: number
+  /** Runs `fn` after `delay` of clock time. */
+  schedule(delay: Duration, fn: () => void, kind?: TimerKind): TimerHandle
+  /** Resolves after `delay` of clock time; resolves early (with `false`) when `signal` aborts. */
+  sleep(delay: Duration, signal?: AbortSignal, kind?: TimerKind): Promise<boolean>
+  /** Moves time forward by `delay`, firing due timers in order (virtual and auto modes). */
+  advance(delay: Duration): Promise<void>
+  /** Fires timers until none is left (or the loop limit is hit). */
+  runAll(): Promise<void>
+  /** Fires the next timer, moving time to it; returns false when none is pending. */
+  next(): Promise<boolean>
+  /** Number of pending timers. */
+  readonly pending: number
+  /** Stops host timers; pending timers never fire. */
+  dispose(): void
+}
+
+const DEFAULT_START = Date.UTC(2026, 0, 1)
+
+/** Lets promise continuations (streams awaiting a sleep) run before the next timer fires. */
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await Promise.resolve()
+}
+
+/** Creates a clock. See docs/api.md#clock. */
+export function createClock(options: ClockOptions = {}): Clock {
+  const mode = options.mode ?? 'virtual'
+  if (!['virtual', 'auto', 'real'].includes(mode)) {
+    throw new RangeError(`Invalid clock mode "${mode}": expected "virtual", "auto" or "real".`)
+  }
+  const speed = options.speed ?? 1
+  if (!(speed > 0)) throw new RangeError(`Invalid clock speed ${speed}: expected a number above 0.`)
+  const loopLimit = options.loopLimit ?? 10_000
+  const startedAt = typeof options.start === 'string' ? Date.parse(options.start) : (options.start ?? DEFAULT_START)
+  if (!Number.isFinite(startedAt)) throw new RangeError(`Invalid clock start "${options.start}": expected epoch milliseconds or an ISO date.`)
+  const host = options.host
+  if (mode !== 'virtual' && !host) throw new Error(`The "${mode}" clock needs host timers.`)
+
+  const queue: Timer[] = []
+  let seq = 0
+  let current = startedAt
+  const hostBase = host ? host.now() : 0
+  let skipped = 0
+  let hostHandle: unknown
+  let hostDue = Infinity
+  let immediatePending = false
+  let disposed = false
+  let waits = 0
+
+  const wallDerived = () => startedAt + (host!.now() - hostBase) * (mode === 'real' ? speed : 1) + skipped
+
+  const syncNow = () => {
+    if (mode !== 'virtual' && !disposed) {
+      const w = wallDerived()
+      if (w > current) current = w
+    }
+    return current
+  }
+
+  const insert = (t: Timer) => {
+    // Binary insertion keeps the queue ordered by (at, seq).
+    let lo = 0
+    let hi = queue.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      const q = queue[mid]
+      if (q.at < t.at || (q.at === t.at && q.seq < t.seq)) lo = mid + 1
+      else hi = mid
+    }
+    queue.splice(lo, 0, t)
+  }
+
+  const popDue = (limit: number): Timer | undefined => {
+    while (queue.length && queue[0].cancelled) queue.shift()
+    if (queue.length && queue[0].at <= limit) {
+      const t = queue.shift()!
+      if (t.kind === 'wait') waits--
+      return t
+    }
+    return undefined
+  }
+
+  const fire = (t: Timer) => {
+    if (t.at > current) current = t.at
+    t.fn()
+  }
+
+  /** Fires everything due up to `target` synchronously (used by host-driven modes). */
+  const fireDueSync = (target: number) => {
+    let fired = 0
+    for (let t = popDue(target); t; t = popDue(target)) {
+      fire(t)
+      if (++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired in one step: likely an endless loop of scheduled work.`)
+    }
+  }
+
+  const armHost = () => {
+    if (mode === 'virtual' || disposed || !host) return
+    while (queue.length && queue[0].cancelled) queue.shift()
+    const head = queue[0]
+    if (mode === 'auto' && waits > 0 && !immediatePending) {
+      immediatePending = true
+      host.immediate(autoSkip)
+    }
+    if (!head) return
+    if (head.at === hostDue && hostHandle !== undefined) return
+    if (hostHandle !== undefined) host.cancel(hostHandle)
+    hostDue = head.at
+    const wallDelay = Math.max(0, (head.at - syncNow()) / (mode === 'real' ? speed : 1))
+    hostHandle = host.after(Math.min(wallDelay, 2 ** 31 - 1), onHost)
+  }
+
+  const onHost = () => {
+    hostHandle = undefined
+    hostDue = Infinity
+    if (disposed) return
+    fireDueSync(syncNow())
+    armHost()
+  }
+
+  // auto mode: while someone waits on a timer and the host loop is idle, jump to the next wait.
+  const autoSkip = () => {
+    immediatePending = false
+    if (disposed || waits === 0) return
+    const now = syncNow()
+    let target = Infinity
+    for (const t of queue) if (!t.cancelled && t.kind === 'wait') { target = t.at; break }
+    if (target === Infinity) return
+    if (target > now) {
+      skipped += target - now
+      current = target
+    }
+    // Fire exactly the timers due at the target moment, then let I/O run before the next jump.
+    fireDueSync(current)
+    armHost()
+  }
+
+  const clock: Clock = {
+    mode,
+    startedAt,
+    now: syncNow,
+    elapsed: () => syncNow() - startedAt,
+    get pending() {
+      let n = 0
+      for (const t of queue) if (!t.cancelled) n++
+      return n
+    },
+    schedule(delay, fn, kind = 'background') {
+      const ms = toMs(delay)
+      const t: Timer = { at: syncNow() + ms, seq: seq++, kind, fn, cancelled: false }
+      if (kind === 'wait') waits++
+      insert(t)
+      armHost()
+      return {
+        cancel() {
+          if (t.cancelled) return
+          t.cancelled = true
+          const i = queue.indexOf(t)
+          if (i >= 0) {
+            queue.splice(i, 1)
+            if (t.kind === 'wait') waits--
+          }
+        },
+      }
+    },
+    sleep(delay, signal, kind = 'wait') {
+      return new Promise<boolean>((resolve) => {
+        if (signal?.aborted) return resolve(false)
+        const onAbort = () => {
+          handle.cancel()
+          resolve(false)
+        }
+        const handle = clock.schedule(delay, () => {
+          signal?.removeEventListener('abort', onAbort)
+          resolve(true)
+        }, kind)
+        signal?.addEventListener('abort', onAbort, { once: true })
+      })
+    },
+    async advance(delay) {
+      const target = syncNow() + toMs(delay)
+      let fired = 0
+      await flush()
+      for (let t = popDue(target); t; t = popDue(target)) {
+        fire(t)
+        if (++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired during advance(): likely an endless loop of scheduled work.`)
+        await flush()
+      }
+      if (target > current) {
+        if (mode !== 'virtual') skipped += target - current
+        current = target
+      }
+      armHost()
+    },
+    async runAll() {
+      let fired = 0
+      await flush()
+      while (await clock.next()) {
+        if (++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired during runAll(): likely an endless loop (a repeating timeline or restart loop). Use advance() instead.`)
+      }
+    },
+    async next() {
+      const t = popDue(Infinity)
+      if (!t) return false
+      if (mode !== 'virtual' && t.at > syncNow()) skipped += t.at - current
+      fire(t)
+      await flush()
+      armHost()
+      return true
+    },
+    dispose() {
+      disposed = true
+      if (hostHandle !== undefined) host?.cancel(hostHandle)
+      hostHandle = undefined
+      for (const t of queue) t.cancelled = true
+      queue.length = 0
+      waits = 0
+    },
+  }
+  return clock
+}

@@ -1,0 +1,195 @@
+import type * as Http from 'node:http'
+import type * as Https from 'node:https'
+import type { Duplex } from 'node:stream'
+import { WebSocketServer, type WebSocket } from 'ws'
+import type { Protocol } from '../../protocol/router'
+import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
+
+// getBuiltinModule avoids the cost of a static ESM import of node:http at start-up.
+const http = process.getBuiltinModule('node:http') as typeof Http
+const { setTimeout: realSetTimeout, clearTimeout: realClearTimeout } = globalThis
+
+export interface ServeOptions {
+  host?: string
+  port?: number
+  /** Serve https/wss with this key and certificate (PEM). */
+  tls?: { key: string | Buffer; cert: string | Buffer }
+}
+
+export interface RunningServer {
+  readonly url: string
+  readonly wsUrl: string
+  readonly port: number
+  readonly host: string
+  close(): Promise<void>
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }
+
+function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal): ProtoRequest {
+  const headers: Record<string, string | undefined> = {}
+  for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v
+  let body: Promise<string> | undefined
+  return {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    headers,
+    signal,
+    remoteAddress: req.socket.remoteAddress,
+    body: () =>
+      (body ??= new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = []
+        req.on('data', (c: Buffer) => chunks.push(c))
+        req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+        req.on('error', reject)
+      })),
+  }
+}
+
+async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, head: boolean) {
+  res.writeHead(answer.status, answer.headers)
+  const body = answer.body
+  if (body === undefined || head) return void res.end()
+  if (typeof body === 'string') return void res.end(body)
+  res.flushHeaders()
+  const iterator = body[Symbol.asyncIterator]()
+  try {
+    while (!res.destroyed) {
+      const { value, done } = await iterator.next()
+      if (done) break
+      if (value === '' || res.destroyed) continue
+      // Respect backpressure: wait for drain (or the client going away) before the next chunk.
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done)
+            res.off('close', done)
+            resolve()
+          }
+          res.on('drain', done)
+          res.on('close', done)
+        })
+      }
+    }
+  } finally {
+    if (res.destroyed) await iterator.return?.()
+    else res.end()
+  }
+}
+
+/** Writes a plain HTTP answer on a socket that asked to upgrade. */
+function writeRaw(socket: Duplex, answer: ProtoResponse & { body?: string }) {
+  const body = answer.body ?? ''
+  const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }
+  const lines = [`HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Error'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`)
+}
+
+/** Serves the protocol on node:http (or https) plus ws, bound to 127.0.0.1 unless told otherwise. */
+export async function serve(protocol: Protocol, options: ServeOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1'
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false })
+  const sockets = new Set<Duplex>()
+  const live = new Set<WebSocket>()
+
+  const onRequest = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+    const controller = new AbortController()
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort()
+    })
+    const proto = toProtoRequest(req, controller.signal)
+    protocol
+      .handle(proto)
+      .then((answer) => writeResponse(res, answer, req.method === 'HEAD'))
+      .catch((error: unknown) => {
+        if (!res.headersSent) {
+          const body = JSON.stringify({ message: `internal error: ${(error as Error).message}` })
+          res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
+        } else res.destroy()
+      })
+      .finally(() => req.resume())
+  }
+
+  const onUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy())
+    const controller = new AbortController()
+    const result = protocol.upgrade(toProtoRequest(req, controller.signal))
+    if (result.kind === 'not-found') {
+      const body = JSON.stringify({ message: `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.` })
+      return writeRaw(socket, { status: 404, headers: { 'content-type': 'application/json' }, body })
+    }
+    if (result.kind === 'reject') return writeRaw(socket, result.response)
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      live.add(ws)
+      const session = result.open({
+        send: (text) => {
+          if (ws.readyState === ws.OPEN) ws.send(text)
+        },
+        close: (code, reason) => {
+          if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason)
+        },
+      })
+      ws.on('close', (code, reason) => {
+        live.delete(ws)
+        controller.abort()
+        session.clientClosed(code, reason.toString())
+      })
+      ws.on('error', () => ws.terminate())
+    })
+  }
+
+  let server: Http.Server | Https.Server
+  if (options.tls) {
+    const https = process.getBuiltinModule('node:https') as typeof Https
+    server = https.createServer({ key: options.tls.key, cert: options.tls.cert }, onRequest)
+  } else server = http.createServer(onRequest)
+  server.on('upgrade', onUpgrade)
+  server.on('connection', (s: Duplex) => {
+    sockets.add(s)
+    s.on('close', () => sockets.delete(s))
+  })
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return socket.destroy()
+    const body = JSON.stringify({ message: `Bad request: ${err.code ?? err.message}` })
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address() as { port: number; address: string }
+  const shownHost = host.includes(':') ? `[${host}]` : host
+  const scheme = options.tls ? 'https' : 'http'
+  let closing: Promise<void> | undefined
+
+  return {
+    url: `${scheme}://${shownHost}:${address.port}`,
+    wsUrl: `${options.tls ? 'wss' : 'ws'}://${shownHost}:${address.port}`,
+    port: address.port,
+    host,
+    close: () =>
+      (closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+        for (const ws of live) ws.close(1001, 'the fake server is shutting down')
+        // Give clients a moment to answer the close frame, then end whatever is left.
+        await new Promise<void>((resolve) => {
+          const timer = realSetTimeout(resolve, live.size ? 250 : 0)
+          const check = () => {
+            if (live.size === 0) {
+              realClearTimeout(timer)
+              resolve()
+            }
+          }
+          for (const ws of live) ws.once('close', check)
+        })
+        for (const ws of live) ws.terminate()
+        for (const s of sockets) s.destroy()
+        wss.close()
+        await stopped
+      })()),
+  }
+}

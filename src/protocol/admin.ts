@@ -57,7 +57,9 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
   const parts = path.split('/').slice(2).map((p) => decodeURIComponent(p))
   const [resource, ref, verb] = parts
 
-  switch (`${m} ${resource}${ref !== undefined ? '/:ref' : ''}${verb !== undefined ? `/${verb}` : ''}`) {
+  // `sockets/close` and `clock/advance` are actions, not resources with a ref.
+  const key = resource === 'sockets' || resource === 'clock' ? `${m} ${parts.join('/')}` : `${m} ${resource}${ref !== undefined ? '/:ref' : ''}${verb !== undefined ? `/${verb}` : ''}`
+  switch (key) {
     case 'GET state':
       return json(200, {
         clock: { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending },

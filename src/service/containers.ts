@@ -74,7 +74,7 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
       if ([...byId.values()].some((c) => c.name === name)) {
         throw new ConflictError(`A container named "${name}" already exists. Remove it first or choose another name.`)
       }
-      const labels = { ...(options.labels ?? {}) }
+      const labels = { ...options.labels }
       for (const [k, v] of Object.entries(labels)) {
         if (typeof v !== 'string') throw new InvalidInputError(`Label "${k}" must have a string value, got ${JSON.stringify(v)}.`)
       }

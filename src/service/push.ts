@@ -122,7 +122,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
         }
         const share = Math.max(1, Math.floor((deps.bandwidth * TICK_MS) / 1000 / active.length))
         chunk = ''
-        for (const l of [...active]) {
+        for (const l of active.slice()) {
           const before = progress.get(l) ?? 0
           const now = Math.min(l.size, before + share)
           progress.set(l, now)

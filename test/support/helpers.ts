@@ -1,0 +1,38 @@
+/** Reads a push (or events) response body as JSON lines. */
+export async function readLines(res: Response): Promise<Record<string, unknown>[]> {
+  const text = await res.text()
+  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)
+}
+
+/** Base64 of a JSON AuthConfig, as Docker clients send X-Registry-Auth. */
+export const registryAuth = (value: object, url = false) => {
+  const b64 = Buffer.from(JSON.stringify(value)).toString(url ? 'base64url' : 'base64')
+  return b64
+}
+
+export const enc = (filters: object) => encodeURIComponent(JSON.stringify(filters))
+
+/**
+ * Consumes a streaming body while advancing the virtual clock, so a push paced by the clock completes.
+ * Returns the raw text.
+ */
+export async function drainWithClock(res: Response, advance: () => Promise<void>): Promise<string> {
+  const reader = res.body!.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  let done = false
+  const read = (async () => {
+    for (;;) {
+      const r = await reader.read()
+      if (r.done) break
+      text += decoder.decode(r.value, { stream: true })
+    }
+    done = true
+  })()
+  while (!done) {
+    await advance()
+    await new Promise((r) => setImmediate(r))
+  }
+  await read
+  return text
+}

@@ -17,7 +17,8 @@ export interface ProtocolHost {
 /** Transport-neutral routes: every way in calls these and nothing else. */
 export interface Protocol {
   handle(req: ProtoRequest): Promise<ProtoResponse>
-  upgrade(req: ProtoRequest): UpgradeResult
+  /** Decides an events websocket upgrade: refuse with an HTTP answer, or accept. */
+  upgrade(req: ProtoRequest): Promise<UpgradeResult>
   /** Live events sockets. */
   readonly hub: SocketHub
   /** The routes the fake serves, for "unhandled request" messages. */
@@ -74,7 +75,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
       if (!target.path.startsWith('/_dockside/journal')) record(req, target.path, res.status)
       return res
     },
-    upgrade(req) {
+    async upgrade(req) {
       const target = parseTarget(req.url)
       if (target.path !== '/events/ws') return { kind: 'not-found' }
       const result = eventsUpgrade(host.service(), hub, req, target)

@@ -24,6 +24,19 @@ export interface SocketSink {
   send(text: string): void
   /** A clean close with a close frame. */
   close(code: number, reason: string): void
+  /** An abrupt end with no close frame: the client sees 1006. */
+  drop(): void
+}
+
+/**
+ * Thrown by a streaming body to make the transport reset the connection mid-body
+ * (the server destroys the socket; in-process hooks error the stream as closely as they can).
+ */
+export class TransportReset extends Error {
+  readonly code = 'DOCKSIDE_RESET'
+  constructor(message = 'connection reset by the fake') {
+    super(message)
+  }
 }
 
 /** What the protocol gives back for an accepted websocket. */

@@ -3,7 +3,7 @@ import type * as Https from 'node:https'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { Protocol } from '../../protocol/router'
-import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
+import type { ProtoRequest, ProtoResponse, UpgradeResult } from '../../protocol/types'
 
 // getBuiltinModule avoids the cost of a static ESM import of node:http at start-up.
 const http = process.getBuiltinModule('node:http') as typeof Http
@@ -55,7 +55,16 @@ async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, he
   const iterator = body[Symbol.asyncIterator]()
   try {
     while (!res.destroyed) {
-      const { value, done } = await iterator.next()
+      let step: IteratorResult<string>
+      try {
+        step = await iterator.next()
+      } catch (error) {
+        // A TransportReset (or any failure mid-body) ends the connection abruptly, as a real reset does.
+        res.destroy()
+        if ((error as { code?: string }).code !== 'DOCKSIDE_RESET') throw error
+        return
+      }
+      const { value, done } = step
       if (done) break
       if (value === '' || res.destroyed) continue
       // Respect backpressure: wait for drain (or the client going away) before the next chunk.
@@ -113,7 +122,18 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   const onUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
     const controller = new AbortController()
-    const result = protocol.upgrade(toProtoRequest(req, controller.signal))
+    socket.once('close', () => controller.abort())
+    protocol
+      .upgrade(toProtoRequest(req, controller.signal))
+      .then((result) => finishUpgrade(req, socket, head, result, controller))
+      .catch((error: unknown) => {
+        const body = JSON.stringify({ message: `internal error: ${(error as Error).message}` })
+        writeRaw(socket, { status: 500, headers: { 'content-type': 'application/json' }, body })
+      })
+  }
+
+  const finishUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer, result: UpgradeResult, controller: AbortController) => {
+    if (socket.destroyed) return
     if (result.kind === 'not-found') {
       const body = JSON.stringify({ message: `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.` })
       return writeRaw(socket, { status: 404, headers: { 'content-type': 'application/json' }, body })
@@ -128,6 +148,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
         close: (code, reason) => {
           if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason)
         },
+        drop: () => ws.terminate(),
       })
       ws.on('close', (code, reason) => {
         live.delete(ws)

@@ -1,0 +1,2 @@
+// The vitest entry: fixture and matchers. See docs/in-process.md.
+export {}

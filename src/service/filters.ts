@@ -60,6 +60,9 @@ export function parseFilters(raw: string | null | undefined): Filters {
         throw new InvalidFilterError(`Invalid filter "${name}": an object must map values to true or false, got ${JSON.stringify(value)}.`)
       }
       values = entries.filter(([, v]) => v === true).map(([k]) => k)
+      // Docker keeps `{"x":false}` in a non-empty set that nothing matches: a name given only with
+      // `false` values selects nothing. An empty `{}` is no filter at all.
+      if (entries.length === 0) continue
     } else {
       throw new InvalidFilterError(`Invalid filter "${name}": expected an object of booleans like {"${name}":{"x":true}} or a list of strings like {"${name}":["x"]}, got ${JSON.stringify(value)}.`)
     }
@@ -70,6 +73,8 @@ export function parseFilters(raw: string | null | undefined): Filters {
         }
       }
     }
+    // An empty list is no filter at all, as in Docker.
+    if (values.length === 0 && Array.isArray(value)) continue
     out[name as FilterName] = values
   }
   return out
@@ -88,27 +93,27 @@ export function stripTag(image: string): string {
 export function compileFilters(filters: Filters): CompiledFilter {
   const tests: ((s: FilterSubject) => boolean)[] = []
   const { container, event, image, label } = filters
-  // A name given with no selected value (e.g. {"event":{"start":false}}) selects nothing of that name: Docker
-  // treats an empty set as "no filter", so do the same.
-  if (container?.length) {
+  // A name present with no selected value (e.g. {"event":{"start":false}}) selects nothing, as in Docker;
+  // parseFilters drops names given as an empty `{}` or `[]` (no filter).
+  if (container) {
     tests.push((s) => container.some((c) => s.id.startsWith(c) || s.name.startsWith(c) || s.name === c.replace(/^\//, '')))
   }
-  if (event?.length) tests.push((s) => event.includes(s.action))
-  if (image?.length) {
+  if (event) tests.push((s) => event.includes(s.action))
+  if (image) {
     tests.push((s) => image.some((i) => s.image === i || stripTag(s.image) === i))
   }
-  if (label?.length) {
+  if (label) {
     const wanted = label.map((l) => {
       const eq = l.indexOf('=')
       return eq < 0 ? { key: l, value: undefined } : { key: l.slice(0, eq), value: l.slice(eq + 1) }
     })
     tests.push((s) =>
-      wanted.every(({ key, value }) => Object.hasOwn(s.labels, key) && (value === undefined || s.labels[key] === value)),
+      wanted.length > 0 && wanted.every(({ key, value }) => Object.hasOwn(s.labels, key) && (value === undefined || s.labels[key] === value)),
     )
   }
   return {
     filters,
-    kinds: event?.length ? (event as EventKind[]) : undefined,
+    kinds: event ? (event as EventKind[]) : undefined,
     matches: (s) => tests.every((t) => t(s)),
   }
 }

@@ -1,10 +1,22 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
+const src = (p: string) => fileURLToPath(new URL(`./src/${p}`, import.meta.url))
+
 export default defineConfig({
+  resolve: {
+    // Tests and doc examples import the package by its public names, as users do.
+    alias: [
+      { find: /^dockside$/, replacement: src('index.ts') },
+      { find: /^dockside\/server$/, replacement: src('transports/server/index.ts') },
+      { find: /^dockside\/intercept$/, replacement: src('transports/intercept/index.ts') },
+      { find: /^dockside\/vitest$/, replacement: src('vitest/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
-    hookTimeout: 20_000,
+    hookTimeout: 30_000,
     pool: 'forks',
   },
 })

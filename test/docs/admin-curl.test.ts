@@ -1,0 +1,39 @@
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createDockside, demoScenario, type Dockside, type DocksideServer } from 'dockside'
+
+const run = promisify(execFile)
+
+// Every ```sh block of docs/admin-api.md runs, in order, against one fake; a ```json block right
+// after it is what the last command's answer must contain.
+const doc = readFileSync('docs/admin-api.md', 'utf8')
+const examples = [...doc.matchAll(/```sh\n([\s\S]*?)```(?:\n```json\n([\s\S]*?)```)?/g)].map((m) => ({ sh: m[1].trim(), expected: m[2]?.trim() }))
+
+describe('docs/admin-api.md curl examples', () => {
+  let fake: Dockside
+  let server: DocksideServer
+  beforeAll(async () => {
+    fake = createDockside({ scenario: demoScenario })
+    server = await fake.listen({ port: 0 })
+  })
+  afterAll(() => fake.close())
+
+  test('the page has examples for every admin route', () => {
+    expect(examples.length).toBeGreaterThanOrEqual(18)
+  })
+
+  examples.forEach(({ sh, expected }, i) => {
+    test(`example ${i + 1}: ${sh.split('\n')[0].slice(0, 90)}`, async () => {
+      // One command per line (a trailing backslash continues it); each must succeed and answer JSON.
+      const commands = sh.replace(/\\\n\s*/g, ' ').split('\n').filter(Boolean)
+      let last: unknown
+      for (const command of commands) {
+        const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', command], { env: { ...process.env, DOCKSIDE: server.url } })
+        last = JSON.parse(stdout)
+      }
+      if (expected) expect(last).toMatchObject(JSON.parse(expected))
+    })
+  })
+})

@@ -107,6 +107,13 @@ export function createClock(options: ClockOptions = {}): Clock {
 
   const wallDerived = () => startedAt + (host!.now() - hostBase) * (mode === 'real' ? speed : 1) + skipped
 
+  /** After a jump (advance, next, auto skip), moves the wall-derived time up to `target` so time keeps flowing from there. */
+  const alignWall = (target: number) => {
+    if (mode === 'virtual' || disposed) return
+    const w = wallDerived()
+    if (target > w) skipped += target - w
+  }
+
   const syncNow = () => {
     if (mode !== 'virtual' && !disposed) {
       const w = wallDerived()
@@ -183,13 +190,11 @@ export function createClock(options: ClockOptions = {}): Clock {
     const now = syncNow()
     let target = Infinity
     for (const t of queue) if (!t.cancelled && t.kind === 'wait') { target = t.at; break }
-    if (target === Infinity) return
-    if (target > now) {
-      skipped += target - now
-      current = target
-    }
-    // Fire exactly the timers due at the target moment, then let I/O run before the next jump.
-    fireDueSync(current)
+    if (target === Infinity || disposed) return
+    // Fire the timers due up to the target, each at its own time, then let I/O run before the next jump.
+    fireDueSync(Math.max(now, target))
+    alignWall(target)
+    if (target > current) current = target
     armHost()
   }
 
@@ -244,10 +249,8 @@ export function createClock(options: ClockOptions = {}): Clock {
         if (++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired during advance(): likely an endless loop of scheduled work.`)
         await flush()
       }
-      if (target > current) {
-        if (mode !== 'virtual') skipped += target - current
-        current = target
-      }
+      alignWall(target)
+      if (target > current) current = target
       armHost()
     },
     async runAll() {
@@ -260,8 +263,9 @@ export function createClock(options: ClockOptions = {}): Clock {
     async next() {
       const t = popDue(Infinity)
       if (!t) return false
-      if (mode !== 'virtual' && t.at > syncNow()) skipped += t.at - current
+      syncNow()
       fire(t)
+      alignWall(t.at)
       await flush()
       armHost()
       return true

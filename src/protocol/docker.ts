@@ -1,4 +1,6 @@
 import type { Service } from '../service/service'
+import { handleContainers } from './docker-containers'
+import { handleImages } from './docker-images'
 import { json, text, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
@@ -7,7 +9,10 @@ export const API_VERSION = '1.47'
 
 const versionHeaders = { 'api-version': API_VERSION, ostype: 'linux', 'docker-experimental': 'false' }
 
-/** Docker-compatible extras real clients call first. Returns undefined for paths it does not serve. */
+/**
+ * Docker-compatible routes the `docker` CLI and dockerode call: ping, version, info, images, containers.
+ * Returns undefined for paths it does not serve. See docs/docker-compat.md.
+ */
 export async function handleDocker(svc: Service, req: ProtoRequest, target: Target): Promise<ProtoResponse | undefined> {
   const { path } = target
   if (path === '/_ping' && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -48,5 +53,7 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
       SystemTime: new Date(svc.clock.now()).toISOString(),
     }, versionHeaders)
   }
+  if (path.startsWith('/images/')) return handleImages(svc, req, target)
+  if (path.startsWith('/containers/')) return handleContainers(svc, req, target)
   return undefined
 }

@@ -1,0 +1,111 @@
+import { NotFoundError } from '../service/errors'
+import { splitReference, type Image } from '../service/images'
+import type { Service } from '../service/service'
+import { json, type Target } from './http'
+import type { ProtoRequest, ProtoResponse } from './types'
+
+/**
+ * Docker Hub names arrive fully qualified from the CLI (`docker.io/library/nginx`); the fake stores
+ * them as people write them (`nginx`).
+ */
+export function familiarName(name: string): string {
+  const m = /^(?:docker\.io|index\.docker\.io|registry-1\.docker\.io)\/(.+)$/.exec(name)
+  if (!m) return name
+  return m[1].startsWith('library/') && m[1].split('/').length === 2 ? m[1].slice('library/'.length) : m[1]
+}
+
+const decode = (segment: string) => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+const seconds = (ms: number) => Math.floor(ms / 1000)
+
+/** Every `repo:tag` of one image, in creation order. */
+function tagsOf(svc: Service, image: Image): string[] {
+  return svc.images.list().filter((e) => e.image === image).map((e) => `${e.repository}:${e.tag}`)
+}
+
+/** Digests the registries hold for this image, as `repo@sha256:...`. */
+function digestsOf(svc: Service, image: Image): string[] {
+  const out = new Set<string>()
+  for (const r of svc.registries.list()) for (const t of r.tags) if (t.digest === image.manifestDigest) out.add(`${t.repository}@${t.digest}`)
+  return [...out]
+}
+
+function resolveOrThrow(svc: Service, raw: string): { ref: string; image: Image } {
+  const ref = familiarName(raw)
+  const image = svc.images.resolve(ref)
+  if (!image) throw new NotFoundError(`No such image: ${ref}`)
+  return { ref, image }
+}
+
+function summary(svc: Service, image: Image) {
+  // Field set of Docker's ImageSummary (API 1.47); the CLI's table reads RepoTags, Id, Created, Size.
+  return {
+    Containers: svc.containers.list().filter((c) => svc.images.resolve(familiarName(c.image)) === image).length,
+    Created: seconds(image.created),
+    Id: image.id,
+    Labels: {},
+    ParentId: '',
+    RepoDigests: digestsOf(svc, image),
+    RepoTags: tagsOf(svc, image),
+    SharedSize: -1,
+    Size: image.size,
+  }
+}
+
+function inspect(svc: Service, image: Image) {
+  return {
+    Id: image.id,
+    RepoTags: tagsOf(svc, image),
+    RepoDigests: digestsOf(svc, image),
+    Parent: '',
+    Comment: '',
+    Created: new Date(image.created).toISOString(),
+    DockerVersion: '',
+    Author: '',
+    Config: { Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], Cmd: ['sh'], Labels: null },
+    Architecture: 'amd64',
+    Os: 'linux',
+    Size: image.size,
+    GraphDriver: { Name: 'overlay2', Data: null },
+    RootFS: { Type: 'layers', Layers: image.layers.map((l) => l.digest) },
+    Metadata: { LastTagTime: '0001-01-01T00:00:00Z' },
+  }
+}
+
+const IMAGE_JSON = /^\/images\/(.+)\/json$/
+const IMAGE_TAG = /^\/images\/(.+)\/tag$/
+
+/** `GET /images/json`, `GET /images/{name}/json`, `POST /images/{name}/tag`. Undefined for other paths. */
+export function handleImages(svc: Service, req: ProtoRequest, target: Target): ProtoResponse | undefined {
+  const { path } = target
+  if (path === '/images/json' && req.method === 'GET') {
+    const seen = new Set<Image>()
+    const out = []
+    for (const { image } of svc.images.list()) {
+      if (seen.has(image)) continue
+      seen.add(image)
+      out.push(summary(svc, image))
+    }
+    return json(200, out.sort((a, b) => b.Created - a.Created))
+  }
+  const ij = IMAGE_JSON.exec(path)
+  if (ij && req.method === 'GET') return json(200, inspect(svc, resolveOrThrow(svc, decode(ij[1])).image))
+  const it = IMAGE_TAG.exec(path)
+  if (it && req.method === 'POST') {
+    const { ref } = resolveOrThrow(svc, decode(it[1]))
+    const repo = familiarName(target.query.get('repo') ?? '')
+    const tag = target.query.get('tag') || undefined
+    if (!repo) return json(400, { message: 'POST /images/{name}/tag needs a "repo" query parameter, e.g. ?repo=localhost:5000/team/app&tag=1.0.' })
+    const { repository, tag: inRepo } = splitReference(repo)
+    svc.images.tag(ref, `${repository}:${tag ?? inRepo ?? 'latest'}`)
+    svc.journal.record('image.tag', { source: ref, target: `${repository}:${tag ?? inRepo ?? 'latest'}` })
+    return { status: 201, headers: {} }
+  }
+  return undefined
+}

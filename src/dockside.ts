@@ -16,6 +16,13 @@ import type { Clock } from './time/clock'
 export interface DocksideOptions extends ServiceOptions {
   /** A scenario to seed state, timeline and faults; its values yield to the options given here. */
   scenario?: Scenario
+  /**
+   * Access keys (access key id → secret key). When set, the events websocket verifies the real service's
+   * `HYPER-HMAC-SHA256` signed headers and refuses wrong signatures, unknown keys and dates more than
+   * 5 minutes from the clock (see docs/docker-compat.md). Unset: signed headers are accepted unchecked.
+   * @default the scenario's `accessKeys`, else none
+   */
+  accessKeys?: Record<string, string>
 }
 
 /** Options of {@link Dockside.listen}. */
@@ -24,6 +31,8 @@ export interface ListenOptions {
   host?: string
   /** 0 picks a free port. @default 0 */
   port?: number
+  /** Serve `https://` and `wss://` with this PEM key and certificate (see `selfSignedCertificate()`). @default plain HTTP */
+  tls?: { key: string | Buffer; cert: string | Buffer }
 }
 
 /** A running server: its addresses and how to stop it. */
@@ -53,6 +62,12 @@ export interface Dockside extends AsyncDisposable {
   readonly protocol: Protocol
   /** Serves the fake on a real HTTP+WebSocket port. */
   listen(options?: ListenOptions): Promise<DocksideServer>
+  /**
+   * Hooks `fetch`, `node:http`/`https` and the global `WebSocket` in this process so that the region's real
+   * addresses (`https://us-west-1.hyper.test`, `wss://us-west-1.hyper.test:443/events/ws`) reach this fake.
+   * Restored by `restore()`, `await using`, or `close()`. See docs/in-process.md.
+   */
+  intercept(options?: import('./transports/intercept/index').InterceptOptions): Promise<import('./transports/intercept/index').InterceptHandle>
   /** A maintenance restart: closes every events socket with 1001; returns how many. */
   restart(): number
   /** Closes every events socket with `code` and `reason`; returns how many. */
@@ -102,6 +117,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   const serviceOptions = buildOptions(options)
   let svc: Service
   const servers = new Set<DocksideServer>()
+  const hooks = new Set<{ restore(): void }>()
   let closed = false
 
   const restart = () => {
@@ -120,6 +136,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   const protocol: Protocol = createProtocol({
     service: () => svc,
     reset: async () => fake.reset(),
+    accessKeys: () => options.accessKeys ?? options.scenario?.accessKeys,
   })
   build()
 
@@ -151,6 +168,13 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
       servers.add(wrapped)
       return wrapped
     },
+    async intercept(interceptOptions) {
+      if (closed) throw new Error('This fake is closed; create a new one with createDockside().')
+      const { intercept } = await import('./transports/intercept/index')
+      const handle = await intercept(fake, interceptOptions)
+      hooks.add(handle)
+      return handle
+    },
     restart,
     on(type, listener) {
       const set = listeners[type] as Set<typeof listener>
@@ -168,6 +192,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
       closed = true
       const errors: unknown[] = []
       for (const s of [...servers].reverse()) await s.close().catch((e: unknown) => errors.push(e))
+      for (const h of hooks) h.restore()
       protocol.hub.closeAll(1001, 'the fake is closing')
       svc.clock.dispose()
       if (errors.length) throw new AggregateError(errors, 'Some parts of the fake failed to close.')

@@ -1,2 +1,203 @@
-// The in-process hooks (nock + mock-socket) live here: see docs/in-process.md.
-export {}
+// The in-process hooks: fetch/node:http/https through nock, the global WebSocket through mock-socket.
+// See docs/in-process.md.
+import type { Dockside } from '../../dockside'
+import { hookHttp } from './http'
+import { httpOrigins, makeUnhandled, wsOrigins, type HookedRegion, type OnUnhandled } from './registry'
+import { routeMatcher } from './routes'
+import { closePipe, InProcessWebSocket, openPipe, setPassThrough } from './websocket'
+
+export { InProcessWebSocket, MOCK_SOCKET_DELAY_MS, type Handshake } from './websocket'
+export type { OnUnhandled, UnhandledRequest } from './registry'
+export { followGlobalTimers, globalTimers } from '../../runtime/global-timers'
+
+/** The domain of the real service's regional hosts: `https://<region>.hyper.test`. */
+export const DEFAULT_DOMAIN = 'hyper.test'
+/** The region hooked when none is given. */
+export const DEFAULT_REGION = 'us-west-1'
+
+/** Options of {@link intercept} (and `fake.intercept()`). */
+export interface InterceptOptions {
+  /** The region whose host is hooked: `https://<region>.<domain>`. Ignored when `baseUrl` is given. @default 'us-west-1' */
+  region?: string
+  /** @default 'hyper.test' */
+  domain?: string
+  /** The HTTP address the client uses. @default `https://<region>.<domain>` */
+  baseUrl?: string
+  /** The websocket address the client uses. @default `baseUrl` with `wss:` (or `ws:` for `http:`) */
+  wsBaseUrl?: string
+  /** What a request to a hooked host that the fake does not serve gets. @default 'error' */
+  onUnhandled?: OnUnhandled
+}
+
+/** Options of {@link interceptRegions}: several regions, each answered by its own fake. */
+export interface InterceptRegionsOptions {
+  /** Region name to the fake that answers it, e.g. `{ 'us-west-1': fakeA, 'eu-central-1': fakeB }`. */
+  regions: Record<string, Dockside>
+  /** @default 'hyper.test' */
+  domain?: string
+  /** @default 'error' */
+  onUnhandled?: OnUnhandled
+}
+
+/** One hooked address pair. */
+export interface HookedAddress {
+  /** The region name, when the address was built from one. */
+  region: string | undefined
+  /** `https://us-west-1.hyper.test` */
+  baseUrl: string
+  /** `wss://us-west-1.hyper.test` */
+  wsBaseUrl: string
+  fake: Dockside
+}
+
+/** What an install gives back: its addresses, and how to put everything back. */
+export interface InterceptHandle extends AsyncDisposable, Disposable {
+  /** The first (or only) hooked HTTP address. */
+  readonly baseUrl: string
+  /** The first (or only) hooked websocket address. */
+  readonly wsBaseUrl: string
+  readonly addresses: readonly HookedAddress[]
+  /**
+   * The WebSocket class the hook installs as `globalThis.WebSocket`: hand it to clients that take a WebSocket
+   * constructor instead of using the global one (for example clients built for the `ws` package's API).
+   */
+  readonly WebSocket: typeof InProcessWebSocket
+  /** Removes this install's hooks (the global WebSocket comes back when the last install is restored); idempotent. */
+  restore(): void
+}
+
+interface Planned {
+  region: string | undefined
+  origin: string
+  wsOrigin: string
+  fake: Dockside
+}
+
+function originOf(name: string, value: string, schemes: string[]): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: expected an absolute URL such as https://us-west-1.hyper.test.`)
+  }
+  if (!schemes.includes(url.protocol)) throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: expected a ${schemes.join(' or ')} URL.`)
+  if (url.pathname !== '/' || url.search) throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: give the origin only (scheme, host and port), no path or query.`)
+  return url.origin
+}
+
+function plan(fake: Dockside, options: InterceptOptions): Planned {
+  const region = options.baseUrl ? undefined : (options.region ?? DEFAULT_REGION)
+  const origin = originOf('baseUrl', options.baseUrl ?? `https://${region}.${options.domain ?? DEFAULT_DOMAIN}`, ['https:', 'http:'])
+  const wsOrigin = options.wsBaseUrl ? originOf('wsBaseUrl', options.wsBaseUrl, ['wss:', 'ws:']) : origin.replace(/^http/, 'ws')
+  return { region, origin, wsOrigin, fake }
+}
+
+let installs = 0
+/** The global WebSocket before the first install. */
+let original: typeof WebSocket | undefined
+
+async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): Promise<InterceptHandle> {
+  if (!['error', 'warn', 'bypass'].includes(onUnhandled as string) && typeof onUnhandled !== 'function') {
+    throw new TypeError(`Invalid onUnhandled ${JSON.stringify(onUnhandled)}: expected 'error', 'warn', 'bypass' or a function.`)
+  }
+  // Loaded on first use, so that importing dockside does not patch http or fetch. Everything after is synchronous.
+  const { default: nock } = await import('nock')
+  const seen = new Set<string>()
+  for (const p of planned) {
+    for (const [origin, map] of [[p.origin, httpOrigins], [p.wsOrigin, wsOrigins]] as const) {
+      const other = map.get(origin)
+      if (other) {
+        throw new Error(
+          `dockside: ${origin} is already hooked by another intercept() in this process (a fake with seed ${other.fake.seed}). ` +
+            `Call restore() on that handle first (or use \`await using\`), or hook another region.`,
+        )
+      }
+      if (seen.has(origin)) throw new Error(`dockside: ${origin} is given twice in one intercept(); give each region its own address.`)
+      seen.add(origin)
+    }
+  }
+  if (!nock.isActive()) nock.activate()
+
+  const undo: (() => void)[] = []
+  const hooked: HookedRegion[] = []
+  try {
+    for (const p of planned) {
+      const routes = p.fake.protocol.routes
+      const region: HookedRegion = {
+        fake: p.fake,
+        protocol: p.fake.protocol,
+        origin: p.origin,
+        wsOrigin: p.wsOrigin,
+        onUnhandled,
+        routes: routeMatcher(routes),
+        unhandled: makeUnhandled(onUnhandled, routes),
+      }
+      openPipe(region)
+      undo.push(() => closePipe(region))
+      undo.push(hookHttp(nock, region))
+      httpOrigins.set(p.origin, region)
+      wsOrigins.set(p.wsOrigin, region)
+      undo.push(() => {
+        httpOrigins.delete(p.origin)
+        wsOrigins.delete(p.wsOrigin)
+      })
+      hooked.push(region)
+    }
+  } catch (error) {
+    for (const u of undo.reverse()) u()
+    throw error
+  }
+  if (installs++ === 0) {
+    original = globalThis.WebSocket
+    setPassThrough(original)
+    globalThis.WebSocket = InProcessWebSocket as unknown as typeof WebSocket
+  }
+  let restored = false
+  const restore = () => {
+    if (restored) return
+    restored = true
+    for (const u of undo.reverse()) u()
+    if (--installs === 0) {
+      const { WebSocket: current } = globalThis
+      if ((current as unknown) === InProcessWebSocket) globalThis.WebSocket = original as typeof WebSocket
+      setPassThrough(undefined)
+      original = undefined
+    }
+  }
+  const addresses = planned.map((p) => ({ region: p.region, baseUrl: p.origin, wsBaseUrl: p.wsOrigin, fake: p.fake }))
+  return {
+    baseUrl: addresses[0].baseUrl,
+    wsBaseUrl: addresses[0].wsBaseUrl,
+    addresses,
+    WebSocket: InProcessWebSocket,
+    restore,
+    [Symbol.dispose]: restore,
+    [Symbol.asyncDispose]: async () => restore(),
+  }
+}
+
+
+/**
+ * Hooks `fetch`, `node:http`/`https` (through nock) and the global `WebSocket` (through mock-socket) for one
+ * region's addresses, answered by `fake`. Other hosts pass through untouched.
+ * @example
+ * await using hooks = await intercept(fake, { region: 'us-west-1' })
+ * await fetch('https://us-west-1.hyper.test/_ping')
+ */
+export async function intercept(fake: Dockside, options: InterceptOptions = {}): Promise<InterceptHandle> {
+  return install([plan(fake, options)], options.onUnhandled)
+}
+
+/**
+ * Hooks several regions at once, each answered by its own fake (its own state, clock and journal).
+ * @example
+ * await using hooks = await interceptRegions({ regions: { 'us-west-1': west, 'eu-central-1': east } })
+ */
+export async function interceptRegions(options: InterceptRegionsOptions): Promise<InterceptHandle> {
+  const entries = Object.entries(options.regions ?? {})
+  if (entries.length === 0) throw new TypeError('interceptRegions() needs at least one region, e.g. { regions: { "us-west-1": fake } }.')
+  return install(
+    entries.map(([region, fake]) => plan(fake, { region, domain: options.domain })),
+    options.onUnhandled,
+  )
+}

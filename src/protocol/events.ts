@@ -1,3 +1,4 @@
+import type { FaultAction, FaultDecision } from '../faults/plan'
 import { InvalidInputError } from '../service/errors'
 import type { ServiceEvent } from '../service/events'
 import { compileFilters, parseFilters, type CompiledFilter } from '../service/filters'
@@ -5,6 +6,7 @@ import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
 import { errorResponse, jsonError, type Target } from './http'
 import type { ProtoRequest, ProtoResponse, SocketSink, UpgradeResult } from './types'
+import { TransportReset } from './types'
 
 /** A live events websocket, as the hub tracks it. */
 export interface LiveSocket {
@@ -15,6 +17,8 @@ export interface LiveSocket {
   readonly sent: number
   /** Closes from the server side with a close frame. */
   close(code: number, reason: string): void
+  /** Ends the socket with no close frame (the client sees 1006). */
+  drop(): void
 }
 
 /** The set of live events sockets of one service. */
@@ -22,6 +26,8 @@ export interface SocketHub {
   readonly sockets: ReadonlySet<LiveSocket>
   /** Closes every live events socket; returns how many were closed. */
   closeAll(code: number, reason: string): number
+  /** Drops every live events socket with no close frame; returns how many. */
+  dropAll(): number
 }
 
 export function createHub(): SocketHub & { add(s: LiveSocket): void; delete(s: LiveSocket): void } {
@@ -35,51 +41,84 @@ export function createHub(): SocketHub & { add(s: LiveSocket): void; delete(s: L
       for (const s of all) s.close(code, reason)
       return all.length
     },
+    dropAll() {
+      const all = [...sockets]
+      for (const s of all) s.drop()
+      return all.length
+    },
   }
 }
 
+const TIMESTAMP = /^(\d+)(?:\.(\d{1,9}))?$/
+
 /** Parses Docker's `sec[.nanos]` timestamps into epoch milliseconds. */
 export function parseTimestamp(name: string, value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined
-  const m = /^(\d+)(?:\.(\d{1,9}))?$/.exec(value)
-  if (!m) throw new InvalidInputError(`Invalid "${name}" ${JSON.stringify(value)}: expected Unix time as seconds[.nanoseconds], e.g. 1767225600 or 1767225600.5.`)
-  const nanos = Number((m[2] ?? '').padEnd(9, '0') || '0')
-  return Number(m[1]) * 1000 + nanos / 1e6
+  const nano = parseTimestampNano(name, value)
+  return nano === undefined ? undefined : Number(nano) / 1e6
 }
+
+/** Parses Docker's `sec[.nanos]` timestamps into exact epoch nanoseconds. */
+export function parseTimestampNano(name: string, value: string | undefined): bigint | undefined {
+  if (value === undefined || value === '') return undefined
+  const m = TIMESTAMP.exec(value)
+  if (!m) throw new InvalidInputError(`Invalid "${name}" ${JSON.stringify(value)}: expected Unix time as seconds[.nanoseconds], e.g. 1767225600 or 1767225600.000000001.`)
+  return BigInt(m[1]) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0') || '0')
+}
+
+/** Formats epoch nanoseconds as Docker's `sec.nanos`. */
+export const formatTimestamp = (nano: bigint) => `${nano / 1_000_000_000n}.${String(nano % 1_000_000_000n).padStart(9, '0')}`
 
 /** What an events request asked for, validated once at connect. */
 export interface EventsQuery {
   filter: CompiledFilter
-  since: number | undefined
-  until: number | undefined
+  since: bigint | undefined
+  until: bigint | undefined
   client: string | undefined
 }
 
 export function parseEventsQuery(req: ProtoRequest, target: Target): EventsQuery {
   const filter = compileFilters(parseFilters(target.query.get('filters')))
-  const since = parseTimestamp('since', target.query.get('since'))
-  const until = parseTimestamp('until', target.query.get('until'))
+  const since = parseTimestampNano('since', target.query.get('since'))
+  const until = parseTimestampNano('until', target.query.get('until'))
   if (since !== undefined && until !== undefined && until < since) {
     throw new InvalidInputError(`Invalid "until" ${target.query.get('until')}: it is before "since" ${target.query.get('since')}.`)
   }
   return { filter, since, until, client: req.headers['x-dockside-client'] ?? target.query.get('client') }
 }
 
+/** Close code when `since` reaches before what the log still retains (4000 + HTTP 410 Gone). */
+export const SINCE_GONE_CODE = 4410
+
+/** Why a `since` cannot be replayed without a gap, or undefined when it can. */
+function sinceGone(svc: Service, q: EventsQuery): string | undefined {
+  if (q.since === undefined) return undefined
+  const evicted = svc.log.evictedThroughNano
+  if (evicted === 0n || q.since > evicted) return undefined
+  return `since ${formatTimestamp(q.since)} is older than retention; resume with since=${formatTimestamp(evicted + 1n)} or later`
+}
+
 /** Replays retained events, then follows live ones, until `until` passes or the stream is stopped. */
 function follow(svc: Service, q: EventsQuery, deliver: (e: ServiceEvent) => void, onUntil: () => void) {
-  const now = svc.clock.now()
+  // Replay and subscription happen in one synchronous step: no event can fall between them or come twice.
   if (q.since !== undefined) {
-    for (const e of svc.log.between(q.since, q.until)) if (q.filter.matches(e)) deliver(e)
+    for (const e of svc.log.betweenNano(q.since, q.until)) if (q.filter.matches(e)) deliver(e)
   }
   let untilTimer: TimerHandle | undefined
+  let live = deliver
   if (q.until !== undefined) {
-    if (q.until <= now) {
+    const untilMs = Number(q.until / 1_000_000n)
+    const now = svc.clock.now()
+    if (q.until < BigInt(Math.floor(now)) * 1_000_000n) {
       onUntil()
       return () => {}
     }
-    untilTimer = svc.clock.schedule(q.until - now, onUntil)
+    const until = q.until
+    live = (e) => {
+      if (e.timeNano <= until) deliver(e)
+    }
+    untilTimer = svc.clock.schedule(Math.max(0, untilMs - now), onUntil)
   }
-  const unsubscribe = svc.log.subscribe({ filter: q.filter, deliver })
+  const unsubscribe = svc.log.subscribe({ filter: q.filter, deliver: (e) => live(e) })
   return () => {
     untilTimer?.cancel()
     unsubscribe()
@@ -88,20 +127,59 @@ function follow(svc: Service, q: EventsQuery, deliver: (e: ServiceEvent) => void
 
 let nextSocketId = 0
 
+/** The client's key for rate limits: its id, else its address. */
+const clientKey = (req: ProtoRequest, q: EventsQuery) => q.client ?? req.remoteAddress ?? 'local'
+
+/** Rate limit, then fault replies: the refusal to answer, or undefined to serve. */
+function refusal(svc: Service, req: ProtoRequest, q: EventsQuery, key: string, decisions: () => FaultDecision[]): { response?: ProtoResponse & { body: string }; decisions: FaultDecision[] } {
+  const verdict = svc.rateLimit.check('events', clientKey(req, q))
+  if (!verdict.allowed) {
+    svc.deliveries.refused(key, 429, verdict.message, verdict.retryAfter)
+    return { response: jsonError(429, verdict.message, { 'retry-after': String(verdict.retryAfter) }), decisions: [] }
+  }
+  const all = decisions()
+  const reply = all.find((d) => d.action.kind === 'reply')?.action as Extract<FaultAction, { kind: 'reply' }> | undefined
+  if (reply) {
+    svc.deliveries.refused(key, reply.status, reply.message, reply.retryAfter)
+    return { response: jsonError(reply.status, reply.message, reply.retryAfter !== undefined ? { 'retry-after': String(reply.retryAfter) } : {}), decisions: all }
+  }
+  return { decisions: all }
+}
+
+const find = <K extends FaultAction['kind']>(ds: FaultDecision[], kind: K) => ds.find((d) => d.action.kind === kind) as (FaultDecision & { action: Extract<FaultAction, { kind: K }> }) | undefined
+
+/** Waits for the client to go away (a stall): headers or a handshake, then silence. */
+const untilAborted = (signal: AbortSignal) => new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
+
+/** Connect latency with its seeded jitter; false when the client went away meanwhile. */
+async function connectLatency(svc: Service, ds: FaultDecision[], signal: AbortSignal): Promise<boolean> {
+  const lat = find(ds, 'latency')
+  if (!lat || (lat.action.connectMs === 0 && lat.action.jitterMs === 0)) return true
+  const ms = lat.action.connectMs + svc.faults.jitter(lat.rule.id, lat.action.jitterMs, 'connect')
+  return svc.clock.sleep(ms, signal, 'wait')
+}
+
 /** `GET /events/ws`: refuse before the upgrade, or accept and stream frames. */
-export function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, target: Target): UpgradeResult {
+export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, target: Target): Promise<UpgradeResult> {
   let q: EventsQuery
   try {
     q = parseEventsQuery(req, target)
   } catch (error) {
     return { kind: 'reject', response: errorResponse(error) }
   }
-  const decision = svc.faults.decide('events', { client: q.client })
-  if (decision?.action.kind === 'reply') {
-    const a = decision.action
-    return { kind: 'reject', response: jsonError(a.status, a.message, a.retryAfter !== undefined ? { 'retry-after': String(a.retryAfter) } : {}) }
+  const key = svc.deliveries.identify({ client: q.client, filters: q.filter.filters, address: req.remoteAddress })
+  const reconnect = svc.deliveries.known(key)
+  svc.deliveries.attempt(key, q.filter.filters)
+  const { response, decisions } = refusal(svc, req, q, key, () => svc.faults.decideAll('events', { route: target.path, client: q.client, filters: q.filter.filters, reconnect }))
+  if (response) return { kind: 'reject', response }
+  if (!(await connectLatency(svc, decisions, req.signal))) return { kind: 'reject', response: jsonError(503, 'the client went away during injected connect latency') }
+  if (find(decisions, 'stall')) {
+    // The handshake is never answered: the client's connect timeout is what gets tested.
+    await untilAborted(req.signal)
+    return { kind: 'reject', response: jsonError(503, 'stalled by an injected fault') }
   }
-  const closeFault = decision?.action.kind === 'close' ? decision.action : undefined
+  const ending = find(decisions, 'close') ?? find(decisions, 'drop')
+  const latency = find(decisions, 'latency')
   const format = svc.options.timeFormat
 
   return {
@@ -111,13 +189,21 @@ export function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, r
       let sent = 0
       let closed = false
       let stop = () => {}
-      let maxAge: TimerHandle | undefined
+      const timers: TimerHandle[] = []
       const openedAt = svc.clock.now()
       const cleanup = () => {
         closed = true
         stop()
-        maxAge?.cancel()
+        for (const t of timers) t.cancel()
         hub.delete(live)
+      }
+      const end = (how: 'server' | 'drop', code: number, reason: string) => {
+        if (closed) return
+        cleanup()
+        svc.journal.record('ws.close', { socket: id, client: key, by: how, code: how === 'drop' ? 1006 : code, reason, sent, openFor: svc.clock.now() - openedAt })
+        svc.deliveries.closed(key, id, how, how === 'drop' ? 1006 : code, reason)
+        if (how === 'drop') sink.drop()
+        else sink.close(code, reason)
       }
       const live: LiveSocket = {
         id,
@@ -126,33 +212,51 @@ export function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, r
         get sent() {
           return sent
         },
-        close(code, reason) {
-          if (closed) return
-          cleanup()
-          svc.journal.record('ws.close', { socket: id, by: 'server', code, reason, sent, openFor: svc.clock.now() - openedAt })
-          sink.close(code, reason)
-        },
+        close: (code, reason) => end('server', code, reason),
+        drop: () => end('drop', 1006, 'dropped with no close frame'),
       }
-      const deliver = (e: ServiceEvent) => {
+      const strike = () => {
+        const a = ending!.action
+        if (a.kind === 'close') live.close(a.code, a.reason)
+        else live.drop()
+      }
+      const send = (e: ServiceEvent) => {
         if (closed) return
         sink.send(e.frame(format))
         sent++
-        if (closeFault && sent >= closeFault.afterMessages) live.close(closeFault.code, closeFault.reason)
+        svc.deliveries.sent(key, id, e)
+        if (ending && ending.action.afterMessages > 0 && sent >= ending.action.afterMessages) strike()
+      }
+      // Per-event latency keeps order: each event leaves no earlier than the one before it.
+      let lastAt = 0
+      const deliver = (e: ServiceEvent) => {
+        if (closed) return
+        const l = latency?.action
+        if (!l || (l.perEventMs === 0 && l.jitterMs === 0)) return send(e)
+        const now = svc.clock.now()
+        const at = Math.max(lastAt, now + l.perEventMs + svc.faults.jitter(latency.rule.id, l.jitterMs, `event ${e.seq}`))
+        lastAt = at
+        timers.push(svc.clock.schedule(at - now, () => send(e), 'wait'))
       }
       hub.add(live)
-      svc.journal.record('ws.open', { socket: id, client: q.client, filters: q.filter.filters, since: q.since, until: q.until })
-      const age = svc.options.maxConnectionAgeMs
-      maxAge = svc.clock.schedule(age, () => live.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`))
-      if (closeFault && closeFault.afterMessages === 0) {
-        live.close(closeFault.code, closeFault.reason)
+      svc.deliveries.opened(key, id, 'ws', q.since)
+      svc.journal.record('ws.open', { socket: id, client: key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
+      timers.push(svc.clock.schedule(svc.options.maxConnectionAgeMs, () => live.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`)))
+      const gone = sinceGone(svc, q)
+      if (gone) {
+        live.close(SINCE_GONE_CODE, gone)
+      } else if (ending && ending.action.afterMessages === 0 && ending.action.afterTimeMs === undefined) {
+        strike()
       } else {
+        if (ending?.action.afterTimeMs !== undefined) timers.push(svc.clock.schedule(ending.action.afterTimeMs, strike))
         stop = follow(svc, q, deliver, () => live.close(1000, 'until reached; stream complete'))
       }
       return {
         clientClosed(code, reason) {
           if (closed) return
           cleanup()
-          svc.journal.record('ws.close', { socket: id, by: 'client', code, reason, sent, openFor: svc.clock.now() - openedAt })
+          svc.journal.record('ws.close', { socket: id, client: key, by: 'client', code, reason, sent, openFor: svc.clock.now() - openedAt })
+          svc.deliveries.closed(key, id, 'client', code, reason)
         },
       }
     },
@@ -160,53 +264,86 @@ export function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, r
 }
 
 /** Docker's `GET /events`: the same events as JSON lines over a chunked HTTP response. */
-export function eventsStream(svc: Service, req: ProtoRequest, target: Target): ProtoResponse {
+export async function eventsStream(svc: Service, req: ProtoRequest, target: Target): Promise<ProtoResponse> {
   const q = parseEventsQuery(req, target)
-  const decision = svc.faults.decide('events', { client: q.client })
-  if (decision?.action.kind === 'reply') {
-    const a = decision.action
-    return jsonError(a.status, a.message, a.retryAfter !== undefined ? { 'retry-after': String(a.retryAfter) } : {})
-  }
+  const key = svc.deliveries.identify({ client: q.client, filters: q.filter.filters, address: req.remoteAddress })
+  const reconnect = svc.deliveries.known(key)
+  svc.deliveries.attempt(key, q.filter.filters)
+  const { response, decisions } = refusal(svc, req, q, key, () => svc.faults.decideAll('events', { route: target.path, client: q.client, filters: q.filter.filters, reconnect }))
+  if (response) return response
+  if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected connect latency')
+  const gone = sinceGone(svc, q)
+  if (gone) return jsonError(410, gone)
+  const stall = find(decisions, 'stall')
+  const ending = find(decisions, 'close') ?? find(decisions, 'drop')
   const format = svc.options.timeFormat
+  const id = ++nextSocketId
   async function* lines(): AsyncGenerator<string> {
-    const queue: string[] = []
+    const queue: ServiceEvent[] = []
     let done = false
     let wake: (() => void) | undefined
     const poke = () => {
       wake?.()
       wake = undefined
     }
-    const stop = follow(
-      svc,
-      q,
-      (e) => {
-        queue.push(e.dockerLine(format))
-        poke()
-      },
-      () => {
-        done = true
-        poke()
-      },
-    )
+    svc.deliveries.opened(key, id, 'stream', q.since)
+    const stop = stall
+      ? () => {}
+      : follow(
+          svc,
+          q,
+          (e) => {
+            queue.push(e)
+            poke()
+          },
+          () => {
+            done = true
+            poke()
+          },
+        )
     const onAbort = () => {
       done = true
       poke()
     }
     req.signal.addEventListener('abort', onAbort, { once: true })
+    let sent = 0
+    let how = 'server' as 'server' | 'client' | 'drop'
+    let stopTimer = () => {}
     try {
       // An empty first chunk makes the transport flush headers before the first event.
       yield ''
+      const strikeNow = () => {
+        if (ending!.action.kind === 'drop') {
+          how = 'drop'
+          throw new TransportReset('events stream dropped by an injected fault')
+        }
+      }
+      if (ending && ending.action.afterMessages === 0 && ending.action.afterTimeMs === undefined) return strikeNow()
+      let struck = false
+      const timer = ending?.action.afterTimeMs !== undefined ? svc.clock.schedule(ending.action.afterTimeMs, () => ((struck = true), (done = true), poke())) : undefined
+      stopTimer = () => timer?.cancel()
       while (true) {
+        if (struck) return strikeNow()
         if (queue.length) {
-          yield queue.splice(0).join('')
+          const limit = ending && ending.action.afterMessages > 0 ? ending.action.afterMessages - sent : Infinity
+          const batch = queue.splice(0).slice(0, limit)
+          for (const e of batch) svc.deliveries.sent(key, id, e)
+          sent += batch.length
+          if (batch.length) yield batch.map((e) => e.dockerLine(format)).join('')
+          if (ending && ending.action.afterMessages > 0 && sent >= ending.action.afterMessages) return strikeNow()
           continue
         }
-        if (done) return
+        if (done) {
+          if (req.signal.aborted) how = 'client'
+          return
+        }
         await new Promise<void>((r) => (wake = r))
       }
     } finally {
       stop()
+      stopTimer()
       req.signal.removeEventListener('abort', onAbort)
+      svc.deliveries.closed(key, id, how, how === 'drop' ? 1006 : 1000, how === 'client' ? 'client went away' : 'stream ended')
     }
   }
   return { status: 200, headers: { 'content-type': 'application/json' }, body: lines() }

@@ -1,26 +1,56 @@
+import type { FaultAction, FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
-import { startPush } from '../service/push'
+import { PushReset, startPush } from '../service/push'
 import { jsonError } from './http'
-import type { ProtoRequest, ProtoResponse } from './types'
+import { TransportReset, type ProtoRequest, type ProtoResponse } from './types'
+
+const find = <K extends FaultAction['kind']>(ds: FaultDecision[], kind: K) => ds.find((d) => d.action.kind === kind) as (FaultDecision & { action: Extract<FaultAction, { kind: K }> }) | undefined
+
+/** Turns the model's push reset into the transport's, and dribbles lines when a fault says so. */
+async function* shaped(svc: Service, req: ProtoRequest, lines: AsyncIterable<string>, dribble: FaultDecision | undefined): AsyncGenerator<string> {
+  const d = dribble?.action.kind === 'dribble' ? dribble.action : undefined
+  try {
+    for await (const chunk of lines) {
+      if (!d) {
+        yield chunk
+        continue
+      }
+      // A slow dribble: each line on its own, `line` (+ seeded jitter) of clock time apart.
+      for (const line of chunk.split(/(?<=\n)/)) {
+        if (line === '') continue
+        const ms = d.lineMs + svc.faults.jitter(dribble!.rule.id, d.jitterMs, 'dribble')
+        if (!(await svc.clock.sleep(ms, req.signal, 'wait'))) return
+        yield line
+      }
+    }
+  } catch (error) {
+    if (error instanceof PushReset) throw new TransportReset(error.message)
+    throw error
+  }
+}
 
 /** `POST /images/{name}/push`. */
-export function pushRoute(svc: Service, req: ProtoRequest, name: string, tag: string | undefined): ProtoResponse {
+export async function pushRoute(svc: Service, req: ProtoRequest, name: string, tag: string | undefined): Promise<ProtoResponse> {
   const client = req.headers['x-dockside-client']
-  const decision = svc.faults.decide('push', { image: tag ? `${name}:${tag}` : name, client })
-  if (decision?.action.kind === 'reply') {
-    const a = decision.action
+  const verdict = svc.rateLimit.check('push', client ?? req.remoteAddress ?? 'local')
+  if (!verdict.allowed) return jsonError(429, verdict.message, { 'retry-after': String(verdict.retryAfter) })
+  const image = tag ? `${name}:${tag}` : name
+  const decisions = svc.faults.decideAll('push', { route: `/images/${name}/push`, image, client })
+  const reply = find(decisions, 'reply')
+  if (reply) {
+    const a = reply.action
     return jsonError(a.status, a.message, a.retryAfter !== undefined ? { 'retry-after': String(a.retryAfter) } : {})
   }
+  const latency = find(decisions, 'latency')
+  if (latency) {
+    const ms = latency.action.connectMs + svc.faults.jitter(latency.rule.id, latency.action.jitterMs, 'connect')
+    if (ms > 0 && !(await svc.clock.sleep(ms, req.signal, 'wait'))) return jsonError(503, 'the client went away during injected latency')
+  }
+  const fault = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))?.action as Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }> | undefined
   const start = startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth },
-    {
-      name,
-      tag,
-      authHeader: req.headers['x-registry-auth'],
-      signal: req.signal,
-      fault: decision?.action.kind === 'error' ? decision.action : undefined,
-    },
+    { name, tag, authHeader: req.headers['x-registry-auth'], signal: req.signal, fault },
   )
   if (start.kind === 'not-found') return jsonError(404, start.message)
-  return { status: 200, headers: { 'content-type': 'application/json' }, body: start.lines }
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: shaped(svc, req, start.lines, find(decisions, 'dribble')) }
 }

@@ -59,11 +59,11 @@ export function createProtocol(host: ProtocolHost): Protocol {
           } catch {
             name = push[1]
           }
-          res = pushRoute(svc, req, name, target.query.get('tag') || undefined)
+          res = await pushRoute(svc, req, name, target.query.get('tag') || undefined)
         } else if (target.path === '/events/ws') {
           res = jsonError(400, 'GET /events/ws is a websocket endpoint: send an Upgrade: websocket request.')
         } else if (target.path === '/events' && req.method === 'GET') {
-          res = eventsStream(svc, req, target)
+          res = await eventsStream(svc, req, target)
         } else if (target.path.startsWith('/_dockside/') || target.path === '/_dockside') {
           res = await handleAdmin(svc, host, hub, req, target)
         } else {
@@ -78,7 +78,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
     async upgrade(req) {
       const target = parseTarget(req.url)
       if (target.path !== '/events/ws') return { kind: 'not-found' }
-      const result = eventsUpgrade(host.service(), hub, req, target)
+      const result = await eventsUpgrade(host.service(), hub, req, target)
       record(req, target.path, result.kind === 'reject' ? result.response.status : 101)
       return result
     },

@@ -41,9 +41,7 @@ function sampleFloat(n: number): string {
   return n.toExponential().replace(/e([+-])(\d)$/, 'e$10$2')
 }
 
-function makeEvent(seq: number, input: EventInput, timeMs: number): ServiceEvent {
-  const whole = Math.floor(timeMs)
-  const timeNano = BigInt(whole) * 1_000_000n + BigInt(Math.round((timeMs - whole) * 1e6))
+function makeEvent(seq: number, input: EventInput, timeMs: number, timeNano: bigint): ServiceEvent {
   const attrs: Record<string, string> = { ...input.labels }
   attrs.exitCode = String(input.exitCode)
   attrs.image = input.image
@@ -101,21 +99,52 @@ export interface EventLog {
   readonly subscriberCount: number
   /** Retained events at or after `sinceMs` (epoch ms) and, if given, not after `untilMs`. */
   between(sinceMs: number, untilMs?: number): ServiceEvent[]
+  /** Retained events with `sinceNano <= timeNano` and, if given, `timeNano <= untilNano` (Docker's inclusive bounds). */
+  betweenNano(sinceNano: bigint, untilNano?: bigint): ServiceEvent[]
   /** Epoch ms of the oldest event still retained, or undefined. */
   readonly oldestMs: number | undefined
+  /**
+   * `timeNano` of the newest event dropped by retention (0n when none was): a replay from `since` at or
+   * before it would have a gap.
+   */
+  readonly evictedThroughNano: bigint
   clear(): void
 }
 
 export interface EventLogOptions {
   /** How many events to keep for replay. @default 10000 */
   retain?: number
+  /** How long (clock time) events are kept for replay; unlimited when not given. */
+  retainForMs?: number
+}
+
+/** Converts epoch milliseconds (possibly fractional) to epoch nanoseconds. */
+export function msToNano(ms: number): bigint {
+  const whole = Math.floor(ms)
+  return BigInt(whole) * 1_000_000n + BigInt(Math.round((ms - whole) * 1e6))
 }
 
 /** Creates the event log; subscribers are indexed by event kind so an event touches only those that can match. */
 export function createEventLog(clock: Clock, options: EventLogOptions = {}): EventLog {
   const retain = options.retain ?? 10_000
+  if (!(Number.isInteger(retain) && retain >= 0)) throw new RangeError(`Invalid retainEvents ${retain}: expected an integer >= 0.`)
   let events: ServiceEvent[] = []
   let seq = 0
+  let lastNano = 0n
+  let evictedThroughNano = 0n
+  /** Drops events beyond the count (amortised: at 1.5x) or older than the time retention. */
+  const evict = (force: boolean) => {
+    let drop = 0
+    if (events.length > retain && (force || events.length > Math.max(retain * 1.5, retain + 64))) drop = events.length - retain
+    if (options.retainForMs !== undefined) {
+      const horizon = clock.now() - options.retainForMs
+      while (drop < events.length && events[drop].timeMs < horizon) drop++
+    }
+    if (drop > 0) {
+      evictedThroughNano = events[drop - 1].timeNano
+      events = events.slice(drop)
+    }
+  }
   const any = new Set<Subscriber>()
   const byKind: Record<EventKind, Set<Subscriber>> = { start: new Set(), stop: new Set() }
   let count = 0
@@ -131,12 +160,23 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       return count
     },
     get oldestMs() {
+      evict(true)
       return events[0]?.timeMs
     },
+    get evictedThroughNano() {
+      evict(true)
+      return evictedThroughNano
+    },
     append(input) {
-      const event = makeEvent(++seq, input, clock.now())
+      const now = clock.now()
+      // Nanosecond times are unique and increasing, as a real daemon's are: two events in the same
+      // millisecond differ by 1 ns, so resuming with `since` = last timeNano + 1 ns is exact.
+      let timeNano = msToNano(now)
+      if (timeNano <= lastNano) timeNano = lastNano + 1n
+      lastNano = timeNano
+      const event = makeEvent(++seq, input, now, timeNano)
       events.push(event)
-      if (events.length > retain * 1.5) events = events.slice(events.length - retain)
+      evict(false)
       // Snapshot so that subscribers closing during delivery do not disturb iteration.
       for (const s of [...any, ...byKind[event.action]]) if (s.filter.matches(event)) s.deliver(event)
       return event
@@ -155,9 +195,15 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       }
     },
     between(sinceMs, untilMs) {
+      evict(true)
       return events.filter((e) => e.timeMs >= sinceMs && (untilMs === undefined || e.timeMs <= untilMs))
     },
+    betweenNano(sinceNano, untilNano) {
+      evict(true)
+      return events.filter((e) => e.timeNano >= sinceNano && (untilNano === undefined || e.timeNano <= untilNano))
+    },
     clear() {
+      if (events.length) evictedThroughNano = events[events.length - 1].timeNano
       events = []
     },
   }

@@ -24,8 +24,21 @@ export interface PushRequest {
   authHeader?: string
   /** Aborts (cancels) the push when the client goes away. */
   signal: AbortSignal
-  /** A fault decided for this push: an error line mid-stream. */
-  fault?: Extract<FaultAction, { kind: 'error' }>
+  /** A fault decided for this push: an error line, a reset, a truncated line or a stall, mid-stream. */
+  fault?: Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }>
+}
+
+/** Thrown by the push stream when a fault resets the connection; the protocol turns it into a transport reset. */
+export class PushReset extends Error {
+  readonly code = 'DOCKSIDE_RESET'
+}
+
+/** Half of the last line of a chunk: a truncated JSON line. */
+function truncateLast(chunk: string): string {
+  const body = chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk
+  const start = body.lastIndexOf('\n') + 1
+  const last = body.slice(start)
+  return body.slice(0, start) + last.slice(0, Math.max(1, Math.floor(last.length / 2)))
 }
 
 export type PushStart =
@@ -88,6 +101,20 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       deps.journal.record('push.failed', { repository, registry: host, message })
       return errorLine(message)
     }
+    /** The fault strikes after `chunk`: an error line, a reset, half a line then a reset, or silence. */
+    async function* strike(chunk: string): AsyncGenerator<string> {
+      const f = fault!
+      if (f.kind === 'error') return yield chunk + fail(f.message)
+      deps.journal.record('push.failed', { repository, registry: host, fault: f.kind, layersDone, bytes })
+      if (f.kind === 'stall') {
+        yield chunk
+        await new Promise<void>((resolve) => (req.signal.aborted ? resolve() : req.signal.addEventListener('abort', () => resolve(), { once: true })))
+        return
+      }
+      if (f.kind === 'truncate') yield truncateLast(chunk)
+      else yield chunk
+      throw new PushReset(`push ${f.kind === 'truncate' ? 'truncated mid-line' : 'reset'} by an injected fault`)
+    }
     const faultDue = () =>
       fault !== undefined && (fault.afterBytes !== undefined ? bytes >= fault.afterBytes : layersDone >= fault.afterLayer)
 
@@ -107,10 +134,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
         chunk += layerLine('Layer already exists', l.shortId)
         layersDone++
       }
-      if (faultDue() && fault!.afterBytes === undefined) {
-        yield chunk + fail(fault!.message)
-        return
-      }
+      if (faultDue() && fault!.afterBytes === undefined) return yield* strike(chunk)
       yield chunk
       const progress = new Map<Layer, number>()
       const queue = [...todo]
@@ -128,19 +152,13 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
           progress.set(l, now)
           bytes += now - before
           chunk += pushingLine(l.shortId, now, l.size)
-          if (fault?.afterBytes !== undefined && faultDue()) {
-            yield chunk + fail(fault.message)
-            return
-          }
+          if (fault?.afterBytes !== undefined && faultDue()) return yield* strike(chunk)
           if (now >= l.size) {
             chunk += layerLine('Pushed', l.shortId)
             pushedBlobs.add(l.digest)
             active.splice(active.indexOf(l), 1)
             layersDone++
-            if (faultDue()) {
-              yield chunk + fail(fault!.message)
-              return
-            }
+            if (faultDue()) return yield* strike(chunk)
             const nextLayer = queue.shift()
             if (nextLayer) active.push(nextLayer)
           }

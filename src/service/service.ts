@@ -1,7 +1,9 @@
 import { createFaultPlan, type FaultPlan } from '../faults/plan'
+import { createRateLimiter, type RateLimitConfig, type RateLimiter } from '../faults/rate-limit'
 import { createClock, type Clock, type ClockOptions, type HostTimers } from '../time/clock'
 import { toMs, type Duration } from '../time/duration'
 import { createContainers, type Containers } from './containers'
+import { createDeliveryTracker, type DeliveryTracker } from './delivery'
 import { createEventLog, type EventLog, type TimeFormat } from './events'
 import { createImages, type Images } from './images'
 import { createJournal, type Journal } from './journal'
@@ -22,11 +24,15 @@ export interface ServiceOptions {
   timeFormat?: TimeFormat
   /** Events kept for replay. @default 10000 */
   retainEvents?: number
+  /** How long events are kept for replay (clock time); a `since` before it is refused with close 4410. @default unlimited */
+  retainEventsFor?: Duration
+  /** A token-bucket rate limit answering 429 with a truthful Retry-After. @default none */
+  rateLimit?: RateLimitConfig
 }
 
 /** The model: pure state plus the clock, seeded source, event log, journal and fault plan. */
 export interface Service {
-  readonly options: Required<Omit<ServiceOptions, 'clock'>> & { maxConnectionAgeMs: number }
+  readonly options: Required<Omit<ServiceOptions, 'clock' | 'retainEventsFor' | 'rateLimit'>> & { maxConnectionAgeMs: number; retainEventsFor?: Duration }
   readonly clock: Clock
   readonly random: RandomSource
   readonly journal: Journal
@@ -35,6 +41,9 @@ export interface Service {
   readonly images: Images
   readonly registries: Registries
   readonly faults: FaultPlan
+  readonly rateLimit: RateLimiter
+  /** Each events client across its reconnects: what it missed and got twice. */
+  readonly deliveries: DeliveryTracker
 }
 
 export function createService(options: ServiceOptions = {}, host?: HostTimers): Service {
@@ -43,7 +52,9 @@ export function createService(options: ServiceOptions = {}, host?: HostTimers): 
   const clock = createClock({ ...clockOptions, host: clockOptions.host ?? host })
   const random = createRandom(seed)
   const journal = createJournal(() => clock.now())
-  const log = createEventLog(clock, { retain: options.retainEvents })
+  const log = createEventLog(clock, { retain: options.retainEvents, retainForMs: options.retainEventsFor === undefined ? undefined : toMs(options.retainEventsFor, 'retainEventsFor') })
+  const rateLimit = createRateLimiter({ now: () => clock.now(), journal })
+  if (options.rateLimit !== undefined) rateLimit.set(options.rateLimit)
   const now = () => clock.now()
   const maxConnectionAge = options.maxConnectionAge ?? '24h'
   const pushBandwidth = options.pushBandwidth ?? 20_000_000
@@ -58,6 +69,7 @@ export function createService(options: ServiceOptions = {}, host?: HostTimers): 
       pushBandwidth,
       timeFormat,
       retainEvents: options.retainEvents ?? 10_000,
+      retainEventsFor: options.retainEventsFor,
     },
     clock,
     random,
@@ -67,5 +79,7 @@ export function createService(options: ServiceOptions = {}, host?: HostTimers): 
     images: createImages({ random, now }),
     registries: createRegistries(),
     faults: createFaultPlan({ journal, random, elapsed: () => clock.elapsed() }),
+    rateLimit,
+    deliveries: createDeliveryTracker({ log, now, startedAt: clock.startedAt }),
   }
 }

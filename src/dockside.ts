@@ -1,4 +1,6 @@
 import type { FaultPlan } from './faults/plan'
+import type { RateLimiter } from './faults/rate-limit'
+import type { DeliveryTracker } from './service/delivery'
 import { createProtocol, type Protocol } from './protocol/router'
 import { hostTimers, wallNow } from './runtime/host-timers'
 import { applyScenario } from './scenario/apply'
@@ -54,6 +56,10 @@ export interface Dockside extends AsyncDisposable {
   readonly images: Images
   readonly registries: Registries
   readonly faults: FaultPlan
+  /** The token-bucket rate limit behind 429s: `fake.rateLimit.set({ route: 'events', limit: 5, window: '10s' })`. */
+  readonly rateLimit: RateLimiter
+  /** Each events client across its reconnects: `fake.deliveries.report('client-id')` lists missed and duplicate events. */
+  readonly deliveries: DeliveryTracker
   readonly journal: Journal
   /** The event log: every event with its sequence number and time. */
   readonly events: EventLog
@@ -72,6 +78,8 @@ export interface Dockside extends AsyncDisposable {
   restart(): number
   /** Closes every events socket with `code` and `reason`; returns how many. */
   closeSockets(code: number, reason: string): number
+  /** Ends every events socket with no close frame (clients see 1006); returns how many. */
+  dropSockets(): number
   /** Back to the scenario's start: same seed, fresh clock, state, faults and journal. Live sockets close with 1012. */
   reset(): Promise<void>
   /**
@@ -102,7 +110,9 @@ function buildOptions(options: DocksideOptions): ServiceOptions {
     maxConnectionAge: options.maxConnectionAge ?? s.maxConnectionAge,
     pushBandwidth: options.pushBandwidth ?? s.pushBandwidth,
     timeFormat: options.timeFormat ?? s.timeFormat,
-    retainEvents: options.retainEvents,
+    retainEvents: options.retainEvents ?? s.retainEvents,
+    retainEventsFor: options.retainEventsFor ?? s.retainEventsFor,
+    rateLimit: options.rateLimit ?? s.rateLimit,
   }
 }
 
@@ -131,7 +141,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     svc = createService(serviceOptions, hostTimers)
     svc.journal.subscribe((entry) => listeners.journal.forEach((l) => l(entry)))
     svc.log.subscribe({ filter: everything, deliver: (event) => listeners.event.forEach((l) => l(event)) })
-    if (options.scenario) applyScenario(svc, options.scenario, { restart })
+    if (options.scenario) applyScenario(svc, options.scenario, { restart, closeSockets: (code, reason) => protocol.hub.closeAll(code, reason), dropSockets: () => protocol.hub.dropAll() })
   }
   const protocol: Protocol = createProtocol({
     service: () => svc,
@@ -146,6 +156,8 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     get images() { return svc.images },
     get registries() { return svc.registries },
     get faults() { return svc.faults },
+    get rateLimit() { return svc.rateLimit },
+    get deliveries() { return svc.deliveries },
     get journal() { return svc.journal },
     get events() { return svc.log },
     get seed() { return svc.random.seed },
@@ -182,6 +194,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
       return () => void set.delete(listener)
     },
     closeSockets: (code, reason) => protocol.hub.closeAll(code, reason),
+    dropSockets: () => protocol.hub.dropAll(),
     async reset() {
       protocol.hub.closeAll(1012, 'the fake was reset; reconnect to continue')
       svc.clock.dispose()

@@ -42,8 +42,10 @@ const ADMIN_ROUTES = [
   'DELETE /_dockside/containers/{ref}',
   'GET|POST /_dockside/images',
   'GET|POST /_dockside/registries',
-  'GET|POST|DELETE /_dockside/faults, DELETE /_dockside/faults/{id}',
-  'POST /_dockside/sockets/close',
+  'GET|POST|DELETE /_dockside/faults, GET /_dockside/faults/pending, DELETE /_dockside/faults/{id}',
+  'GET|POST|DELETE /_dockside/rate-limit',
+  'GET /_dockside/deliveries, GET /_dockside/deliveries/{client}',
+  'POST /_dockside/sockets/close, POST /_dockside/sockets/drop',
   'POST /_dockside/restart',
   'GET /_dockside/clock, POST /_dockside/clock/advance',
   'GET /_dockside/journal',
@@ -115,6 +117,36 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       const added = rules.map((r) => svc.faults.add(r as never).id)
       return json(201, { added })
     }
+    case 'GET faults/:ref': {
+      if (ref !== 'pending') throw new NotFoundError(`No admin route for GET ${path}. Use GET /_dockside/faults or GET /_dockside/faults/pending.`)
+      const pending = svc.faults.pending()
+      return json(200, { seed: svc.random.seed, pending: pending.map((f) => ({ ...f.rule, fired: f.fired, matched: f.matched })), table: svc.faults.table(pending) })
+    }
+    case 'GET rate-limit':
+      return json(200, svc.rateLimit.get())
+    case 'POST rate-limit': {
+      const raw = (await req.body()).trim()
+      let value: unknown
+      try {
+        value = raw === '' ? undefined : JSON.parse(raw)
+      } catch {
+        throw new InvalidInputError(`The request body is not valid JSON: ${JSON.stringify(raw.slice(0, 120))}. Send {"route":"events","limit":5,"window":"10s"} or a list of them.`)
+      }
+      svc.rateLimit.set(value as never)
+      return json(200, svc.rateLimit.get())
+    }
+    case 'DELETE rate-limit':
+      svc.rateLimit.set(undefined)
+      return json(200, [])
+    case 'GET deliveries':
+      return json(200, svc.deliveries.clients().map((c) => {
+        const r = svc.deliveries.report(c)
+        return { client: c, expected: r.expected, delivered: r.delivered, missed: r.missed.length, duplicates: r.duplicates.length, connections: r.connections.length, refusals: r.refusals.length }
+      }))
+    case 'GET deliveries/:ref':
+      return json(200, svc.deliveries.report(ref))
+    case 'POST sockets/drop':
+      return json(200, { dropped: hub.dropAll() })
     case 'DELETE faults':
       svc.faults.clear()
       return json(200, { removed: 'all' })

@@ -5,6 +5,8 @@ import type { Scenario, TimelineStep } from './scenario'
 /** What a timeline step needs beyond the model (a maintenance restart closes sockets). */
 export interface ApplyHooks {
   restart(): void
+  closeSockets?(code: number, reason: string): number
+  dropSockets?(): number
 }
 
 function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks) {
@@ -15,6 +17,9 @@ function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks) {
     else if (step.stop !== undefined) svc.containers.get(step.stop).stop({ exitCode: step.exitCode })
     else if (step.remove !== undefined) svc.containers.find(step.remove)?.remove()
     else if (step.restart) hooks.restart()
+    else if (step.close !== undefined) hooks.closeSockets?.(step.close.code, step.close.reason ?? 'closed by the scenario timeline')
+    else if (step.drop) hooks.dropSockets?.()
+    else if (step.faults !== undefined) for (const f of step.faults) svc.faults.add(step.every === undefined ? f : { ...f, id: undefined })
     svc.journal.record('timeline', { step })
   } catch (error) {
     // A step that no longer applies (a removed container) is reported, never fatal.

@@ -1,4 +1,5 @@
 import type { FaultRule } from '../faults/plan'
+import type { RateLimitConfig } from '../faults/rate-limit'
 import type { ClockOptions } from '../time/clock'
 import type { Duration } from '../time/duration'
 
@@ -9,11 +10,19 @@ export interface Scenario {
   maxConnectionAge?: Duration
   pushBandwidth?: number
   timeFormat?: 'integer' | 'float'
+  /** Events kept for replay with `since`. */
+  retainEvents?: number
+  /** How long events are kept for replay. */
+  retainEventsFor?: Duration
+  /** Token-bucket rate limits answering 429 with a truthful Retry-After. */
+  rateLimit?: RateLimitConfig
   containers?: { name: string; image: string; labels?: Record<string, string>; instanceType?: string; running?: boolean }[]
   images?: { name: string; tags?: string[]; layers?: number | number[] }[]
   registries?: { host: string; username?: string; password?: string; token?: string }[]
   timeline?: TimelineStep[]
   faults?: FaultRule[]
+  /** Access key id → secret key: the events websocket verifies HYPER-HMAC-SHA256 signatures against them. */
+  accessKeys?: Record<string, string>
 }
 
 /** One lifecycle step at a clock time (counted from the clock's start), optionally repeating. */
@@ -26,6 +35,12 @@ export interface TimelineStep {
   remove?: string
   /** A maintenance restart: every events socket is closed with 1001. */
   restart?: boolean
+  /** Close every events socket with this code and reason. */
+  close?: { code: number; reason?: string }
+  /** End every events socket with no close frame (clients see 1006). */
+  drop?: boolean
+  /** Add these fault rules at this time (their `from`/`until` count from the clock's start). */
+  faults?: FaultRule[]
   image?: string
   labels?: Record<string, string>
   instanceType?: string

@@ -8,12 +8,15 @@ import { formatEntry, formatEvent } from './format'
 const USAGE = `Usage:
   dockside serve [--host 127.0.0.1] [--port 2375] [--seed N] [--scenario FILE|demo]
                  [--clock real|auto|virtual] [--speed N] [--quiet]
+                 [--tls | --cert FILE --key FILE] [--access-key ID:SECRET ...]
   dockside validate FILE       check a scenario file and exit
   dockside --help | --version
 
 serve starts the fake service: the events websocket (GET /events/ws), image push
 (POST /images/{name}/push), Docker-compatible routes and the admin API (/_dockside/).
-Defaults: host 127.0.0.1, port 2375, clock real, the scenario's seed (else 1).`
+Defaults: host 127.0.0.1, port 2375, clock real, the scenario's seed (else 1).
+--tls serves https:// and wss:// with a self-signed certificate made at start; --cert/--key use yours.
+--access-key (repeatable) makes the events websocket verify HYPER-HMAC-SHA256 signed requests.`
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`dockside: ${message}\n`)
@@ -21,7 +24,7 @@ function fail(message: string, code = 2): never {
 }
 
 async function serve(argv: string[]) {
-  let values: Record<string, string | boolean | undefined>
+  let values: Record<string, string | boolean | string[] | undefined>
   try {
     ;({ values } = parseArgs({
       args: argv,
@@ -33,6 +36,10 @@ async function serve(argv: string[]) {
         clock: { type: 'string', default: 'real' },
         speed: { type: 'string' },
         quiet: { type: 'boolean', default: false },
+        tls: { type: 'boolean', default: false },
+        cert: { type: 'string' },
+        key: { type: 'string' },
+        'access-key': { type: 'string', multiple: true },
       },
       strict: true,
     }))
@@ -57,19 +64,34 @@ async function serve(argv: string[]) {
       throw error
     }
   }
-  const fake = createDockside({ scenario, seed, clock: { mode: clock, ...(speed ? { speed } : {}) } })
+  if ((values.cert === undefined) !== (values.key === undefined)) fail('--cert and --key go together: pass both PEM files, or --tls alone for a self-signed certificate')
+  let accessKeys: Record<string, string> | undefined
+  for (const pair of (values['access-key'] as string[] | undefined) ?? []) {
+    const colon = pair.indexOf(':')
+    if (colon < 1 || colon === pair.length - 1) fail(`invalid --access-key ${pair}: expected ACCESS_KEY_ID:SECRET_KEY`)
+    accessKeys = { ...scenario?.accessKeys, ...accessKeys, [pair.slice(0, colon)]: pair.slice(colon + 1) }
+  }
+  let tls
+  if (values.cert !== undefined) {
+    const { loadCertificate } = await import('../transports/server/tls')
+    tls = await loadCertificate(values.key as string, values.cert as string).catch((error: Error) => fail(error.message))
+  } else if (values.tls) {
+    const { selfSignedCertificate } = await import('../transports/server/tls')
+    tls = await selfSignedCertificate({ hosts: [values.host as string] })
+  }
+  const fake = createDockside({ scenario, seed, accessKeys, clock: { mode: clock, ...(speed ? { speed } : {}) } })
   const out = (line: string | undefined) => line !== undefined && !values.quiet && process.stdout.write(`${line}\n`)
   fake.on('journal', (e) => out(formatEntry(e)))
   fake.on('event', (e) => out(formatEvent(e)))
 
   let server
   try {
-    server = await fake.listen({ host: values.host as string, port })
+    server = await fake.listen({ host: values.host as string, port, tls })
   } catch (error) {
     fail(`cannot listen on ${values.host}:${port}: ${(error as Error).message}`, 1)
   }
   process.stdout.write(
-    `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''})\n`,
+    `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''}${tls ? `, tls: ${values.cert ? values.cert : 'self-signed certificate'}` : ''}${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).length ? `, signed requests verified for access keys ${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).join(', ')}` : ''})\n`,
   )
   let stopping = false
   const stop = async (signal: string) => {

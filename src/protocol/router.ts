@@ -2,8 +2,9 @@ import type { Service } from '../service/service'
 import { handleAdmin } from './admin'
 import { handleDocker } from './docker'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
-import { errorResponse, jsonError, parseTarget } from './http'
+import { errorResponse, json, jsonError, parseTarget } from './http'
 import { pushRoute } from './push'
+import { checkSignature, type AccessKeys } from './signing'
 import type { ProtoRequest, ProtoResponse, UpgradeResult } from './types'
 
 /** What the protocol needs from the fake around it. */
@@ -12,6 +13,8 @@ export interface ProtocolHost {
   service(): Service
   /** Resets to the scenario's start. */
   reset(): Promise<void>
+  /** Access keys (id → secret) that events-websocket signatures are verified against; none: accept any. */
+  accessKeys?(): AccessKeys | undefined
 }
 
 /** Transport-neutral routes: every way in calls these and nothing else. */
@@ -78,6 +81,16 @@ export function createProtocol(host: ProtocolHost): Protocol {
     async upgrade(req) {
       const target = parseTarget(req.url)
       if (target.path !== '/events/ws') return { kind: 'not-found' }
+      // HYPER-HMAC-SHA256 signed headers: always accepted; verified when access keys are configured.
+      const svc = host.service()
+      const signature = await checkSignature({ method: req.method, url: req.url, headers: req.headers, body: '' }, host.accessKeys?.(), svc.clock.now())
+      if (!signature.ok) {
+        svc.journal.record('auth.refused', { path: target.path, status: signature.status, reason: signature.message })
+        const response = json(signature.status, signature.detail ? { message: signature.message, ...signature.detail } : { message: signature.message })
+        record(req, target.path, signature.status)
+        return { kind: 'reject', response }
+      }
+      if (signature.accessKey) svc.journal.record('auth.signed', { accessKey: signature.accessKey, verified: signature.verified })
       const result = await eventsUpgrade(host.service(), hub, req, target)
       record(req, target.path, result.kind === 'reject' ? result.response.status : 101)
       return result

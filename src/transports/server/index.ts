@@ -1,1 +1,2 @@
 export { serve, type ServeOptions, type RunningServer } from './serve'
+export { selfSignedCertificate, loadCertificate, type TlsMaterial } from './tls'

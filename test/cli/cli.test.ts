@@ -1,0 +1,209 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import WebSocket from 'ws'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+
+const root = resolve(import.meta.dirname, '../..')
+// The CLI as a user runs it. DOCKSIDE_CLI points at another build of src/cli/main.ts (for working on the CLI itself).
+const entry = process.env.DOCKSIDE_CLI ?? join(root, 'bin/dockside.js')
+
+let dir: string
+beforeAll(async () => {
+  if (!process.env.DOCKSIDE_CLI && !existsSync(join(root, 'dist/cli.js'))) {
+    const build = spawnSync('npx', ['tsup'], { cwd: root, stdio: 'pipe', encoding: 'utf8' })
+    if (build.status !== 0) throw new Error(`npx tsup failed:\n${build.stdout}\n${build.stderr}`)
+  }
+  dir = await mkdtemp(join(tmpdir(), 'dockside-cli-'))
+}, 120_000)
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+interface Run {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  /** Resolves with the first stdout match of `re` (now or later). */
+  waitFor(re: RegExp): Promise<RegExpMatchArray>
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+const running = new Set<ChildProcess>()
+afterEach(() => {
+  for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  running.clear()
+})
+
+function cli(...args: string[]): Run {
+  const child = spawn(process.execPath, [entry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  running.add(child)
+  let out = ''
+  let err = ''
+  const waiters: (() => void)[] = []
+  const poke = () => waiters.splice(0).forEach((w) => w())
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString()
+    poke()
+  })
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d.toString()
+    poke()
+  })
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('close', (code, signal) => {
+      poke()
+      r({ code, signal })
+    }),
+  )
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exit,
+    async waitFor(re) {
+      for (;;) {
+        const m = out.match(re)
+        if (m) return m
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(`the CLI exited (${child.exitCode ?? child.signalCode}) before printing ${re}.\nstdout:\n${out}\nstderr:\n${err}`)
+        }
+        await new Promise<void>((r) => waiters.push(r))
+      }
+    },
+  }
+}
+
+/** Starts `dockside serve`, returns its base URL once ready. */
+async function serve(...args: string[]) {
+  const run = cli('serve', '--port', '0', ...args)
+  const [, url, port] = await run.waitFor(/(http:\/\/127\.0\.0\.1:(\d+))/)
+  return { ...run, url, port: Number(port) }
+}
+
+describe('dockside serve', () => {
+  it('prints the real base URL with --port 0, serves /_ping and logs each request', async () => {
+    const s = await serve('--scenario', 'demo')
+    expect(s.port).toBeGreaterThan(0)
+    expect(s.stdout()).toMatch(/seed: 42/)
+    expect(s.stdout()).toMatch(/scenario: demo/)
+    const res = await fetch(`${s.url}/_ping`)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe('OK')
+    await s.waitFor(/request GET \/_ping -> 200/)
+    s.child.kill('SIGINT')
+    expect(await s.exit).toEqual({ code: 0, signal: null })
+    expect(s.stderr()).toBe('')
+  })
+
+  it('exits 0 on SIGTERM, closing a live events socket with 1001', async () => {
+    const s = await serve('--scenario', 'demo', '--quiet')
+    const ws = new WebSocket(`${s.url.replace('http', 'ws')}/events/ws`)
+    await new Promise((r, j) => ws.once('open', r).once('error', j))
+    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)))
+    s.child.kill('SIGTERM')
+    expect(await closed).toBe(1001)
+    expect(await s.exit).toEqual({ code: 0, signal: null })
+  })
+
+  it('--clock virtual: the admin clock advance drives the demo timeline, and events are logged', async () => {
+    const s = await serve('--scenario', 'demo', '--clock', 'virtual')
+    expect(s.stdout()).toMatch(/clock: virtual/)
+    const ws = new WebSocket(`${s.url.replace('http', 'ws')}/events/ws?filters=${encodeURIComponent('{"container":["worker"]}')}`)
+    await new Promise((r, j) => ws.once('open', r).once('error', j))
+    const frames: Record<string, unknown>[] = []
+    const got = new Promise<void>((r) =>
+      ws.on('message', (d) => {
+        frames.push(JSON.parse(d.toString()) as Record<string, unknown>)
+        if (frames.length === 2) r()
+      }),
+    )
+    const res = await fetch(`${s.url}/_dockside/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"by":"5s"}' })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ elapsedMs: 5000 })
+    await got
+    expect(frames.map((f) => f.status)).toEqual(['start', 'stop'])
+    expect(frames.map((f) => Number(f.time) - Date.UTC(2026, 0, 1) / 1000)).toEqual([2, 5])
+    await s.waitFor(/2026-01-01T00:00:02\.000Z event +container start [0-9a-f]{12} \(.*name=worker/)
+    await s.waitFor(/2026-01-01T00:00:05\.000Z event +container stop [0-9a-f]{12} \(.*name=worker/)
+    ws.close()
+    s.child.kill('SIGINT')
+    expect((await s.exit).code).toBe(0)
+  })
+
+  it('--seed overrides the scenario seed', async () => {
+    const a = await serve('--scenario', 'demo', '--seed', '9', '--clock', 'virtual', '--quiet')
+    expect(a.stdout()).toMatch(/seed: 9/)
+    const state = (await (await fetch(`${a.url}/_dockside/state`)).json()) as { seed: number; containers: { id: string }[] }
+    expect(state.seed).toBe(9)
+    a.child.kill('SIGINT')
+    await a.exit
+    const b = await serve('--scenario', 'demo', '--clock', 'virtual', '--quiet')
+    const other = (await (await fetch(`${b.url}/_dockside/state`)).json()) as { seed: number; containers: { id: string }[] }
+    expect(other.seed).toBe(42)
+    expect(other.containers[0].id).not.toBe(state.containers[0].id)
+    b.child.kill('SIGINT')
+    await b.exit
+  })
+
+  it('refuses a bad scenario with the file, the path and the expectation, exit 2', async () => {
+    const file = join(dir, 'bad.yaml')
+    await writeFile(file, 'timeline:\n  - at: 1s\n    start: web\n  - at: soon\n    start: web\n')
+    const run = cli('serve', '--port', '0', '--scenario', file)
+    expect((await run.exit).code).toBe(2)
+    expect(run.stderr()).toContain(file)
+    expect(run.stderr()).toContain('timeline[1].at')
+    expect(run.stderr()).toMatch(/expected a duration/)
+    expect(run.stdout()).not.toMatch(/listening/)
+  })
+
+  it.each([
+    [['serve', '--bogus'], /Unknown option '--bogus'/],
+    [['serve', '--port', 'abc'], /invalid --port abc: expected 0-65535/],
+    [['serve', '--port', '70000'], /invalid --port 70000/],
+    [['serve', '--clock', 'fast'], /invalid --clock fast: expected real, auto or virtual/],
+    [['serve', '--seed', '1.5'], /invalid --seed 1\.5: expected an integer/],
+    [['serve', '--speed', '0'], /invalid --speed 0/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['validate'], /validate needs a FILE/],
+  ])('refuses %j with exit 2', async (args, message) => {
+    const run = cli(...args)
+    expect((await run.exit).code).toBe(2)
+    expect(run.stderr()).toMatch(message)
+    if (!args.includes('--port') && !args.includes('--clock') && !args.includes('--seed') && !args.includes('--speed')) expect(run.stderr()).toMatch(/Usage:/)
+  })
+
+  it('prints usage with --help and exits 0', async () => {
+    const run = cli('--help')
+    expect((await run.exit).code).toBe(0)
+    expect(run.stdout()).toMatch(/Usage:\n {2}dockside serve/)
+  })
+})
+
+describe('dockside validate', () => {
+  it('accepts a good file and the demo', async () => {
+    const file = join(dir, 'good.yaml')
+    await writeFile(file, 'seed: 3\ncontainers:\n  - name: web\n    image: busybox\n    running: true\ntimeline:\n  - at: 2s\n    every: 4s\n    stop: web\n')
+    const run = cli('validate', file)
+    expect((await run.exit).code).toBe(0)
+    expect(run.stdout()).toBe(`${file}: valid scenario\n`)
+    const demo = cli('validate', 'demo')
+    expect((await demo.exit).code).toBe(0)
+  })
+
+  it('refuses a bad file with the path inside it, exit 2', async () => {
+    const file = join(dir, 'bad.json')
+    await writeFile(file, JSON.stringify({ faults: [{ on: 'events', reply: 418 }] }))
+    const run = cli('validate', file)
+    expect((await run.exit).code).toBe(2)
+    expect(run.stderr()).toBe(`dockside: invalid scenario ${file}: at faults[0].reply: expected one of 400, 404, 429, 500, 503\n`)
+  })
+
+  it('refuses a missing file, exit 2', async () => {
+    const run = cli('validate', join(dir, 'missing.yaml'))
+    expect((await run.exit).code).toBe(2)
+    expect(run.stderr()).toMatch(/missing\.yaml: at \(root\): a readable scenario file \(ENOENT\)/)
+  })
+})

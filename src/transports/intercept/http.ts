@@ -60,5 +60,7 @@ export function hookHttp(nock: Nock, region: HookedRegion): () => void {
   }
   return () => {
     for (const i of interceptors) nock.removeInterceptor(i)
+    // nock keeps an empty entry per host that answers 501 "No match"; drop it when nothing else is mocked.
+    if (nock.activeMocks().length === 0) nock.cleanAll()
   }
 }

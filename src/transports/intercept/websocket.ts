@@ -209,7 +209,7 @@ export class InProcessWebSocket extends EventTarget {
     this.#dropped = true
     this.#inner?.close()
     this.#inner = undefined
-    later(() => this.#finish(1006, '', false, false))
+    later(() => this.#finish(1006, '', false, true))
   }
 
   #finish(code: number, reason: string, wasClean: boolean, error: boolean) {

@@ -1,0 +1,231 @@
+import http from 'node:http'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import WS from 'ws'
+import { createDockside, type Dockside } from '../../src/index'
+import { InProcessWebSocket, interceptRegions, intercept } from '../../src/transports/intercept/index'
+import { probeWithGlobalWs } from '../support/global-ws-probe'
+import { probeWithWs } from '../support/ws-probe'
+import { enc } from '../support/helpers'
+
+const WEST = 'https://us-west-1.hyper.test'
+const WEST_WS = 'wss://us-west-1.hyper.test:443'
+const open: Dockside[] = []
+const fresh = (seed = 1) => {
+  const fake = createDockside({ seed })
+  open.push(fake)
+  return fake
+}
+afterEach(async () => {
+  for (const f of open.splice(0)) await f.close()
+  vi.useRealTimers()
+})
+
+describe('install and restore', () => {
+  it('hooks fetch and the global WebSocket, and restore() puts both back', async () => {
+    const before = globalThis.WebSocket
+    const fake = fresh()
+    const hooks = await fake.intercept()
+    expect(hooks.baseUrl).toBe(WEST)
+    expect(globalThis.WebSocket).toBe(InProcessWebSocket)
+    const ping = await fetch(`${WEST}/_ping`)
+    expect([ping.status, await ping.text()]).toEqual([200, 'OK'])
+    hooks.restore()
+    expect(globalThis.WebSocket).toBe(before)
+    await expect(fetch(`${WEST}/_ping`)).rejects.toThrow(/fetch failed/)
+  })
+
+  it('refuses a second install on the same host, naming it and what to do', async () => {
+    const a = fresh(1)
+    const b = fresh(2)
+    await using _hooks = await a.intercept()
+    await expect(b.intercept()).rejects.toThrow(/https:\/\/us-west-1\.hyper\.test is already hooked.*seed 1.*restore\(\)/)
+    // Another region is fine.
+    await using east = await b.intercept({ region: 'eu-central-1' })
+    expect(east.baseUrl).toBe('https://eu-central-1.hyper.test')
+  })
+
+  it('close() of the fake restores its hooks', async () => {
+    const fake = fresh()
+    await fake.intercept()
+    await fake.close()
+    await using again = await fresh().intercept()
+    expect(again.baseUrl).toBe(WEST)
+  })
+
+  it('several regions at once, each with its own state', async () => {
+    const west = fresh(1)
+    const east = fresh(2)
+    await using hooks = await interceptRegions({ regions: { 'us-west-1': west, 'eu-central-1': east } })
+    expect(hooks.addresses.map((a) => a.baseUrl)).toEqual([WEST, 'https://eu-central-1.hyper.test'])
+    west.containers.create({ name: 'only-west', image: 'busybox' })
+    const w = await (await fetch(`${WEST}/_dockside/containers`)).json()
+    const e = await (await fetch('https://eu-central-1.hyper.test/_dockside/containers')).json()
+    expect([w.length, e.length]).toEqual([1, 0])
+    const ws = await probeWithGlobalWs('wss://eu-central-1.hyper.test/events/ws')
+    expect(ws.status).toBe(101)
+    expect([west.protocol.hub.sockets.size, east.protocol.hub.sockets.size]).toEqual([0, 1])
+  })
+})
+
+describe('unhandled requests and other hosts', () => {
+  it("'error' (default) fails the request with the method, URL and the fake's routes", async () => {
+    await using _h = await fresh().intercept()
+    const error = await fetch(`${WEST}/v2/nothing-here`, { method: 'PUT' }).catch((e: Error) => e)
+    expect(error).toBeInstanceOf(Error)
+    const message = String((error as Error & { cause?: Error }).cause?.message ?? (error as Error).message)
+    expect(message).toMatch(/PUT https:\/\/us-west-1\.hyper\.test\/v2\/nothing-here is not a route.*POST \/images\/\{name\}\/push/)
+  })
+
+  it("'warn' prints the message and answers the fake's 404; a function is called with the request", async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const fake = fresh()
+    const hooks = await fake.intercept({ onUnhandled: 'warn' })
+    const res = await fetch(`${WEST}/nope`)
+    expect(res.status).toBe(404)
+    expect(warn.mock.calls[0][0]).toMatch(/GET https:\/\/us-west-1\.hyper\.test\/nope/)
+    hooks.restore()
+    warn.mockRestore()
+    const seen: string[] = []
+    await using _h = await fake.intercept({ onUnhandled: (r) => void seen.push(`${r.method} ${r.url}`) })
+    expect((await fetch(`${WEST}/nope`, { method: 'DELETE' })).status).toBe(404)
+    expect(seen).toEqual([`DELETE ${WEST}/nope`])
+  })
+
+  it("'bypass' sends unserved paths to the network; served ones stay in process; other hosts pass through", async () => {
+    // A real local server plays "the network"; its address is hooked, so the same host serves both.
+    const real = http.createServer((req, res) => res.end(`real ${req.method} ${req.url}`))
+    await new Promise<void>((r) => real.listen(0, '127.0.0.1', () => r()))
+    const base = `http://127.0.0.1:${(real.address() as { port: number }).port}`
+    try {
+      const fake = fresh()
+      await using _h = await fake.intercept({ baseUrl: base, onUnhandled: 'bypass' })
+      expect(await (await fetch(`${base}/elsewhere`)).text()).toBe('real GET /elsewhere')
+      expect(await (await fetch(`${base}/_ping`)).text()).toBe('OK')
+      // node:http is hooked too.
+      const viaHttp = await new Promise<string>((resolve, reject) => {
+        http.get(`${base}/version`, (res) => {
+          let body = ''
+          res.on('data', (c) => (body += c))
+          res.on('end', () => resolve(body))
+        }).on('error', reject)
+      })
+      expect(JSON.parse(viaHttp)).toHaveProperty('ApiVersion')
+    } finally {
+      real.close()
+    }
+  })
+
+  it('a real dockside server on 127.0.0.1 works side by side with the hooks (fetch and global WebSocket)', async () => {
+    await using _h = await fresh(1).intercept()
+    const other = fresh(2)
+    await using server = await other.listen({ port: 0 })
+    expect(await (await fetch(`${server.url}/_ping`)).text()).toBe('OK')
+    const ws = await probeWithGlobalWs(`${server.wsUrl}/events/ws`)
+    expect(ws.status).toBe(101)
+    expect(ws.socket).not.toBeInstanceOf(InProcessWebSocket)
+    other.containers.create({ name: 'x', image: 'busybox' }).start()
+    expect(JSON.parse(await ws.nextMessage()).Action).toBe('start')
+    ws.close()
+  })
+})
+
+describe('websocket handshake and sessions, as a real client sees them', () => {
+  it('a refused handshake is error then close 1006 (not clean), never open, on both ways in; details on .handshake and in the journal', async () => {
+    const fake = fresh()
+    fake.faults.add({ on: 'events', reply: 429, retryAfter: 3, times: 2 })
+    await using server = await fake.listen({ port: 0 })
+    const real = await probeWithGlobalWs(`${server.wsUrl}/events/ws`)
+    await using _h = await fake.intercept()
+    const inProcess = await probeWithGlobalWs(`${WEST_WS}/events/ws`)
+    expect(inProcess.events).toEqual(real.events)
+    expect(inProcess.events).toEqual(['error', 'close 1006 false'])
+    expect(inProcess.status).toBe(429)
+    expect(inProcess.headers['retry-after']).toBe('3')
+    expect(JSON.parse(inProcess.body!).message).toMatch(/too many requests/)
+    expect(fake.journal.ofType('request').map((e) => e.status)).toEqual([429, 429])
+  })
+
+  it('a session the fake drops (no close frame) gives error then close 1006, as undici does on a reset', async () => {
+    const fake = fresh()
+    // A protocol that accepts and drops at once: the transport contract's drop(), as a fault would call it.
+    const dropping = { ...fake.protocol, upgrade: async () => ({ kind: 'accept' as const, open: (sink: { drop(): void }) => (sink.drop(), { clientClosed: () => {} }) }) }
+    await using _h = await intercept({ ...fake, protocol: dropping, seed: 1 } as unknown as Dockside)
+    const ws = await probeWithGlobalWs(`${WEST_WS}/events/ws`)
+    expect(await ws.closed).toEqual({ code: 1006, reason: '' })
+    expect(ws.events).toEqual(['open', 'error', 'close 1006 false'])
+  })
+
+  it('raw and percent-encoded JSON filters reach the protocol as the client wrote them', async () => {
+    const fake = fresh()
+    await using _h = await fake.intercept()
+    const raw = await probeWithGlobalWs(`${WEST_WS}/events/ws?filters={"container":{"web":true}}`)
+    const encoded = await probeWithGlobalWs(`${WEST_WS}/events/ws?filters=${enc({ event: ['stop'] })}`)
+    expect([raw.status, encoded.status]).toEqual([101, 101])
+    expect(fake.journal.ofType('ws.open').map((e) => e.filters)).toEqual([{ container: ['web'] }, { event: ['stop'] }])
+  })
+
+  it('an unknown websocket path is a refused handshake (404), and onUnhandled error puts the routes in the body', async () => {
+    await using _h = await fresh().intercept()
+    const ws = await probeWithGlobalWs(`${WEST_WS}/nope`)
+    expect(ws.events).toEqual(['error', 'close 1006 false'])
+    expect(ws.status).toBe(404)
+    expect(JSON.parse(ws.body!).message).toMatch(/GET wss:\/\/us-west-1\.hyper\.test\/nope is not a route/)
+  })
+
+  it('a client close reaches the fake with its code and reason; close() without a code is 1005', async () => {
+    const fake = fresh()
+    await using _h = await fake.intercept()
+    const a = await probeWithGlobalWs(`${WEST_WS}/events/ws`)
+    a.close(4001, 'done')
+    expect(await a.closed).toEqual({ code: 4001, reason: 'done' })
+    const b = await probeWithGlobalWs(`${WEST_WS}/events/ws`)
+    b.close()
+    expect((await b.closed).code).toBe(1005)
+    expect(fake.journal.ofType('ws.close').map((e) => [e.by, e.code, e.reason])).toEqual([['client', 4001, 'done'], ['client', 1005, '']])
+    expect(() => new InProcessWebSocket(`${WEST_WS}/events/ws`).close(1001)).toThrow(/1000, or between 3000 and 4999/)
+  })
+})
+
+describe('clients built on the ws package', () => {
+  it('way 1: the real server on port 0', async () => {
+    const fake = fresh()
+    await using server = await fake.listen({ port: 0 })
+    const ws = await probeWithWs(`${server.wsUrl}/events/ws`)
+    fake.containers.create({ name: 'w', image: 'busybox' }).start()
+    expect(JSON.parse(await ws.nextMessage()).Action).toBe('start')
+    ws.close()
+  })
+
+  it('way 2: hand the fake\'s WebSocket class to a client that takes a constructor', async () => {
+    // A client written like many ws-based clients: it takes the WebSocket implementation as an option.
+    const watch = (url: string, Impl: typeof WebSocket | typeof WS) =>
+      new Promise<string>((resolve) => {
+        const socket = new (Impl as typeof WebSocket)(url)
+        socket.addEventListener('message', (e) => resolve(String(e.data)))
+      })
+    const fake = fresh()
+    const hooks = await fake.intercept()
+    const got = watch(`${WEST_WS}/events/ws`, hooks.WebSocket as unknown as typeof WebSocket)
+    await expect.poll(() => fake.protocol.hub.sockets.size).toBe(1)
+    fake.containers.create({ name: 'w', image: 'busybox' }).start()
+    expect(JSON.parse(await got).Action).toBe('start')
+    // The ws package itself is not reached by the WebSocket hook: its upgrade request meets the HTTP hook, which
+    // answers like the server does to a plain GET (400), so the client fails with a clear status instead of hanging.
+    const hooked = new WS(`${WEST_WS}/events/ws`)
+    const refused = await new Promise<Error>((resolve) => hooked.on('error', resolve))
+    expect(refused.message).toBe('Unexpected server response: 400')
+    hooks.restore()
+    const direct = new WS(`${WEST_WS}/events/ws`)
+    const failure = await new Promise<Error>((resolve) => direct.on('error', resolve))
+    expect(failure.message).toMatch(/ENOTFOUND|EAI_AGAIN|getaddrinfo/)
+  })
+})
+
+describe('bare intercept() function', () => {
+  it('takes the fake as its first argument', async () => {
+    const fake = fresh()
+    await using hooks = await intercept(fake, { baseUrl: 'https://api.example.test' })
+    expect(hooks.wsBaseUrl).toBe('wss://api.example.test')
+    expect(await (await fetch('https://api.example.test/_ping')).text()).toBe('OK')
+  })
+})

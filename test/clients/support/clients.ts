@@ -11,9 +11,12 @@ export function hasCommand(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0
 }
 
-/** True when python3 can import `module`. */
-export function hasPythonModule(module: string): boolean {
-  return spawnSync('python3', ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0
+/**
+ * A python3 that can import `module`: the one on PATH, else Debian's /usr/bin/python3 (where apt's
+ * python3-* packages live when PATH points at a pyenv or venv python). Undefined when none can.
+ */
+export function pythonWith(module: string): string | undefined {
+  return ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0)
 }
 
 /**

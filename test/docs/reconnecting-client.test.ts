@@ -1,0 +1,42 @@
+import { expect } from 'vitest'
+import { test } from '../../src/vitest/index'
+
+// The client under test: follows container events and reconnects after a close, waiting longer after a refusal.
+function watchEvents(url: string, onEvent: (e: { Action: string; id: string }) => void) {
+  let stopped = false
+  let socket: WebSocket | undefined
+  const connect = (attempt: number) => {
+    socket = new WebSocket(url)
+    socket.onopen = () => (attempt = 0)
+    socket.onmessage = (m) => onEvent(JSON.parse(String(m.data)))
+    socket.onclose = () => {
+      if (!stopped) setTimeout(() => connect(attempt + 1), 100 * 2 ** attempt)
+    }
+  }
+  connect(0)
+  return () => {
+    stopped = true
+    socket?.close()
+  }
+}
+
+test('the client reconnects after a maintenance restart and a 429, and misses no start event', async ({ dockside }) => {
+  dockside.faults.add({ on: 'events', reply: 429, retryAfter: 1 })
+  const seen: string[] = []
+  const stop = watchEvents('wss://us-west-1.hyper.test:443/events/ws?filters={"event":["start"]}', (e) => seen.push(e.Action))
+
+  // The first attempt is refused (429); the client backs off and gets in on the second.
+  await expect.poll(() => dockside.protocol.hub.sockets.size).toBe(1)
+  dockside.containers.create({ name: 'web', image: 'nginx:1.27' }).start()
+  await expect.poll(() => seen).toEqual(['start'])
+
+  // A maintenance restart closes the socket with 1001; the client comes back.
+  dockside.restart()
+  await expect.poll(() => dockside.journal.ofType('ws.open').length).toBe(2)
+  dockside.containers.create({ name: 'api', image: 'api:1' }).start()
+  await expect.poll(() => seen).toEqual(['start', 'start'])
+
+  expect(dockside).toHaveReconnected(1)
+  expect(dockside.journal.ofType('request').map((r) => r.status)).toEqual([429, 101, 101])
+  stop()
+})

@@ -83,6 +83,8 @@ async function serve(argv: string[]) {
   const out = (line: string | undefined) => line !== undefined && !values.quiet && process.stdout.write(`${line}\n`)
   fake.on('journal', (e) => out(formatEntry(e)))
   fake.on('event', (e) => out(formatEvent(e)))
+  // Events the scenario emitted at time 0 (containers that start `running`) happened before we listened.
+  for (const e of fake.events.events) out(formatEvent(e))
 
   let server
   try {

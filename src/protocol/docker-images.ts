@@ -1,4 +1,4 @@
-import { NotFoundError } from '../service/errors'
+import { InvalidInputError, NotFoundError } from '../service/errors'
 import { splitReference, type Image } from '../service/images'
 import type { Service } from '../service/service'
 import { json, type Target } from './http'
@@ -78,6 +78,26 @@ function inspect(svc: Service, image: Image) {
   }
 }
 
+/** Docker's `reference` filter of `GET /images/json` (`docker images REPO[:TAG]`), with `*` globs. */
+function referenceFilter(raw: string | undefined): (repository: string, tag: string) => boolean {
+  if (!raw) return () => true
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    throw new InvalidInputError(`Invalid "filters" ${JSON.stringify(raw)}: expected JSON such as {"reference":{"nginx":true}}.`)
+  }
+  const ref = (parsed as Record<string, unknown> | null)?.reference
+  const values = Array.isArray(ref) ? (ref as string[]) : ref && typeof ref === 'object' ? Object.keys(ref).filter((k) => (ref as Record<string, unknown>)[k]) : []
+  if (values.length === 0) return () => true
+  const glob = (p: string) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`)
+  const patterns = values.map((v) => {
+    const { repository, tag } = splitReference(familiarName(v))
+    return { repo: glob(repository), tag: tag === undefined ? undefined : glob(tag) }
+  })
+  return (repository, tag) => patterns.some((p) => p.repo.test(repository) && (p.tag === undefined || p.tag.test(tag)))
+}
+
 const IMAGE_JSON = /^\/images\/(.+)\/json$/
 const IMAGE_TAG = /^\/images\/(.+)\/tag$/
 
@@ -85,12 +105,15 @@ const IMAGE_TAG = /^\/images\/(.+)\/tag$/
 export function handleImages(svc: Service, req: ProtoRequest, target: Target): ProtoResponse | undefined {
   const { path } = target
   if (path === '/images/json' && req.method === 'GET') {
+    const matches = referenceFilter(target.query.get('filters'))
     const seen = new Set<Image>()
     const out = []
-    for (const { image } of svc.images.list()) {
-      if (seen.has(image)) continue
+    for (const { repository, tag, image } of svc.images.list()) {
+      if (seen.has(image) || !matches(repository, tag)) continue
       seen.add(image)
-      out.push(summary(svc, image))
+      const s = summary(svc, image)
+      // `docker images REPO` lists only the matching tags of an image.
+      out.push({ ...s, RepoTags: s.RepoTags.filter((rt) => matches(splitReference(rt).repository, splitReference(rt).tag!)) })
     }
     return json(200, out.sort((a, b) => b.Created - a.Created))
   }

@@ -129,6 +129,10 @@ describe.skipIf(skip)('docker CLI 28 against the fake (DOCKER_HOST=tcp://...)', 
     const nginxId = fake.images.resolve('nginx')!.id.slice(7, 19)
     expect(images.stdout.split('\n')).toEqual(expect.arrayContaining([`nginx:latest ${nginxId}`, `localhost:5000/team/nginx:v1 ${nginxId}`, expect.stringMatching(/^localhost:5000\/team\/app:1\.0 [0-9a-f]{12}$/)]))
 
+    const one = await cli.docker(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost:5000/team/*'])
+    expect(one.stdout.trim().split('\n').sort()).toEqual(['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0', 'localhost:5000/team/nginx:v1'])
+    expect((await cli.docker(['images', '--format', '{{.Repository}}:{{.Tag}}', 'nginx'])).stdout).toBe('nginx:latest\n')
+
     expect(await cli.docker(['start', 'web'])).toMatchObject({ code: 0, stdout: 'web\n' })
     const ps = await cli.docker(['ps', '-a'])
     expect(ps.stdout).toMatch(new RegExp(`^${web.id.slice(0, 12)}\\s+nginx\\s+"sh"\\s+.+\\s+Up .+\\s+web$`, 'm'))

@@ -14,7 +14,7 @@ const USAGE = `Usage:
 
 serve starts the fake service: the events websocket (GET /events/ws), image push
 (POST /images/{name}/push), Docker-compatible routes and the admin API (/_dockside/).
-Defaults: host 127.0.0.1, port 2375, clock real, the scenario's seed (else 1).
+Defaults: host 127.0.0.1, port 2375, the scenario's clock (else real), the scenario's seed (else 1).
 --tls serves https:// and wss:// with a self-signed certificate made at start; --cert/--key use yours.
 --access-key (repeatable) makes the events websocket verify HYPER-HMAC-SHA256 signed requests.`
 
@@ -33,7 +33,7 @@ async function serve(argv: string[]) {
         port: { type: 'string', default: '2375' },
         seed: { type: 'string' },
         scenario: { type: 'string' },
-        clock: { type: 'string', default: 'real' },
+        clock: { type: 'string' },
         speed: { type: 'string' },
         quiet: { type: 'boolean', default: false },
         tls: { type: 'boolean', default: false },
@@ -50,8 +50,8 @@ async function serve(argv: string[]) {
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${values.port}: expected 0-65535`)
   const seed = values.seed === undefined ? undefined : Number(values.seed)
   if (seed !== undefined && !Number.isSafeInteger(seed)) fail(`invalid --seed ${values.seed}: expected an integer`)
-  const clock = values.clock as ClockMode
-  if (!['real', 'auto', 'virtual'].includes(clock)) fail(`invalid --clock ${clock}: expected real, auto or virtual`)
+  const clockFlag = values.clock as ClockMode | undefined
+  if (clockFlag !== undefined && !['real', 'auto', 'virtual'].includes(clockFlag)) fail(`invalid --clock ${clockFlag}: expected real, auto or virtual`)
   const speed = values.speed === undefined ? undefined : Number(values.speed)
   if (speed !== undefined && !(speed > 0)) fail(`invalid --speed ${values.speed}: expected a number above 0`)
 
@@ -79,6 +79,9 @@ async function serve(argv: string[]) {
     const { selfSignedCertificate } = await import('../transports/server/tls')
     tls = await selfSignedCertificate({ hosts: [values.host as string] })
   }
+  // --clock wins, then the scenario's clock, then `real`: demos unfold at human pace.
+  const scenarioMode = typeof scenario?.clock === 'string' ? scenario.clock : scenario?.clock?.mode
+  const clock = clockFlag ?? scenarioMode ?? 'real'
   const fake = createDockside({ scenario, seed, accessKeys, clock: { mode: clock, ...(speed ? { speed } : {}) } })
   const out = (line: string | undefined) => line !== undefined && !values.quiet && process.stdout.write(`${line}\n`)
   fake.on('journal', (e) => out(formatEntry(e)))

@@ -63,7 +63,9 @@ export interface DeliveryReport {
 interface Tracked {
   key: string
   filter: CompiledFilter
-  startNano: bigint
+  /** With `since`: the first owed event time; without, events after `startSeq` are owed. */
+  startNano: bigint | undefined
+  startSeq: number
   /** Matching events seen by the log since tracking started (or replayed to it). */
   matching: Map<number, ServiceEvent>
   sentCount: Map<number, number>
@@ -125,7 +127,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     attempt(key, filters) {
       let t = tracked.get(key)
       if (!t) {
-        t = { key, filter: compileFilters(filters), startNano: 0n, matching: new Map(), sentCount: new Map(), connections: [], refusals: [], timeline: [], connected: 0 }
+        t = { key, filter: compileFilters(filters), startNano: undefined, startSeq: 0, matching: new Map(), sentCount: new Map(), connections: [], refusals: [], timeline: [], connected: 0 }
         tracked.set(key, t)
       }
       const now = deps.now()
@@ -142,9 +144,10 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const t = get(key)
       const now = deps.now()
       if (t.connections.length === 0) {
-        const nowNano = BigInt(Math.floor(now)) * 1_000_000n
-        t.startNano = since !== undefined && since < nowNano ? since : nowNano
-        for (const e of deps.log.betweenNano(t.startNano)) if (t.filter.matches(e)) t.matching.set(e.seq, e)
+        // Owed: what happens from now on, plus what `since` asks to replay.
+        t.startSeq = deps.log.lastSeq
+        t.startNano = since
+        if (since !== undefined) for (const e of deps.log.betweenNano(since)) if (t.filter.matches(e)) t.matching.set(e.seq, e)
       }
       t.connections.push({ socket, via, openedAt: iso(now), openMs: now, since: since?.toString(), sent: 0 })
       t.connected++
@@ -173,9 +176,9 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const t = get(client)
       const now = deps.now()
       // The client is owed what happened between its first connect and its last moment of service.
-      const endMs = t.connected > 0 ? now : Math.max(...t.connections.map((c) => c.closeMs ?? now), -Infinity)
+      const endMs = t.connected > 0 || t.connections.length === 0 ? now : Math.max(...t.connections.map((c) => c.closeMs ?? now))
       const endNano = BigInt(Math.floor(endMs)) * 1_000_000n + 999_999n
-      const expected = [...t.matching.values()].filter((e) => e.timeNano >= t.startNano && e.timeNano <= endNano && t.filter.matches(e)).sort((a, b) => a.seq - b.seq)
+      const expected = [...t.matching.values()].filter((e) => t.connections.length > 0 && (e.seq > t.startSeq || (t.startNano !== undefined && e.timeNano >= t.startNano)) && e.timeNano <= endNano && t.filter.matches(e)).sort((a, b) => a.seq - b.seq)
       const missed = expected.filter((e) => !t.sentCount.has(e.seq))
       const duplicates = [...t.sentCount].filter(([, n]) => n > 1).map(([seq, times]) => ({ ...ref(t.matching.get(seq)!), times }))
       const backoffMs: number[] = []

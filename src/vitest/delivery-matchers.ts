@@ -1,0 +1,93 @@
+import { expect } from 'vitest'
+import type { Dockside } from '../dockside'
+import type { DeliveryReport, EventRef } from '../service/delivery'
+
+/** A delivery report as text: counts, missed and duplicate events, and the reconnect timeline. */
+export function formatDeliveryReport(r: DeliveryReport): string {
+  const ev = (e: EventRef & { times?: number }) => `    #${e.seq} ${e.action} ${e.container} at ${e.time} (timeNano ${e.timeNano})${e.times ? ` x${e.times}` : ''}`
+  const lines = [
+    `client ${JSON.stringify(r.client)}: ${r.expected} expected, ${r.delivered} delivered, ${r.missed.length} missed, ${r.duplicates.length} received twice or more`,
+    `  connections ${r.connections.length}, refusals ${r.refusals.length}, backoff (ms of clock time) [${r.backoffMs.join(', ')}]`,
+  ]
+  if (r.missed.length) lines.push('  missed:', ...r.missed.slice(0, 20).map(ev), ...(r.missed.length > 20 ? [`    ... and ${r.missed.length - 20} more`] : []))
+  if (r.duplicates.length) lines.push('  received more than once:', ...r.duplicates.slice(0, 20).map(ev))
+  if (r.gaps.length) lines.push('  gaps:', ...r.gaps.map((g) => `    ${g.from} -> ${g.to} (${g.ms} ms, ${g.missed} missed)`))
+  lines.push('  timeline:', ...r.timeline.slice(-30).map((t) => `    +${(t.elapsedMs / 1000).toFixed(3)}s ${t.kind.padEnd(7)} ${t.detail}`))
+  return lines.join('\n')
+}
+
+/** Seed and fault plan: what a failing chaos run needs to be repeated byte for byte. */
+export function reproduction(fake: Dockside): string {
+  return `Repeat this run with seed ${fake.seed} and the fault plan:\n${fake.faults.table()}\n  rules as JSON: ${JSON.stringify(fake.faults.toJSON())}`
+}
+
+function reportOf(fake: unknown, client: string): DeliveryReport {
+  if (!fake || typeof (fake as Dockside).deliveries?.report !== 'function') {
+    throw new TypeError('expect(...) needs a fake from createDockside(), e.g. expect(fake).toHaveDeliveredAllEventsTo("client-1").')
+  }
+  return (fake as Dockside).deliveries.report(client)
+}
+
+interface MatcherContext {
+  isNot: boolean
+}
+
+/** Matchers over `fake.deliveries`: install with `expect.extend(deliveryMatchers)` (the `dockside/vitest` entry does). */
+export const deliveryMatchers = {
+  /** Every event matching the client's filters, from its first connect to its last, was sent to it at least once. */
+  toHaveDeliveredAllEventsTo(this: MatcherContext, fake: Dockside, client: string) {
+    const r = reportOf(fake, client)
+    const pass = r.missed.length === 0
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `expected client ${JSON.stringify(client)} to have missed events, but it missed none.\n${formatDeliveryReport(r)}`
+          : `expected every event to reach client ${JSON.stringify(client)}, but ${r.missed.length} of ${r.expected} never did.\n${formatDeliveryReport(r)}\n${reproduction(fake)}`,
+    }
+  },
+  /** Every event was sent to the client exactly once: nothing missed, nothing twice. */
+  toHaveDeliveredEachEventOnceTo(this: MatcherContext, fake: Dockside, client: string) {
+    const r = reportOf(fake, client)
+    const pass = r.missed.length === 0 && r.duplicates.length === 0
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `expected client ${JSON.stringify(client)} to miss or repeat events, but each of ${r.expected} arrived exactly once.\n${formatDeliveryReport(r)}`
+          : `expected each event exactly once at client ${JSON.stringify(client)}: ${r.missed.length} missed, ${r.duplicates.length} received more than once.\n${formatDeliveryReport(r)}\n${reproduction(fake)}`,
+    }
+  },
+  /** The client missed exactly these events (by sequence number, as in `fake.events.events[i].seq`). */
+  toHaveMissedEvents(this: MatcherContext, fake: Dockside, client: string, seqs: number[]) {
+    const r = reportOf(fake, client)
+    const got = r.missed.map((e) => e.seq)
+    const pass = got.length === seqs.length && got.every((s, i) => s === seqs[i])
+    return {
+      pass,
+      message: () => `expected client ${JSON.stringify(client)} ${pass ? 'not ' : ''}to have missed events [${seqs.join(', ')}]; it missed [${got.join(', ')}].\n${formatDeliveryReport(r)}\n${reproduction(fake)}`,
+    }
+  },
+}
+
+/** Installs the delivery matchers on vitest's `expect`. */
+export function installDeliveryMatchers(): void {
+  expect.extend(deliveryMatchers as never)
+}
+
+interface DeliveryMatchers<R = unknown> {
+  /** Every event matching the client's filters reached it (across reconnects). */
+  toHaveDeliveredAllEventsTo(client: string): R
+  /** Every event reached the client exactly once. */
+  toHaveDeliveredEachEventOnceTo(client: string): R
+  /** The client missed exactly these event sequence numbers. */
+  toHaveMissedEvents(client: string, seqs: number[]): R
+}
+
+declare module 'vitest' {
+  // oxlint-disable-next-line no-empty-object-type
+  interface Matchers<R extends void | Promise<void> = void | Promise<void>, T = unknown> extends DeliveryMatchers<R> {
+    /** @internal keeps the type parameter used */
+    readonly __docksideSubject?: T
+  }
+}

@@ -154,7 +154,8 @@ const untilAborted = (signal: AbortSignal) => new Promise<void>((resolve) => (si
 /** Connect latency with its seeded jitter; false when the client went away meanwhile. */
 async function connectLatency(svc: Service, ds: FaultDecision[], signal: AbortSignal): Promise<boolean> {
   const lat = find(ds, 'latency')
-  if (!lat || (lat.action.connectMs === 0 && lat.action.jitterMs === 0)) return true
+  // Jitter spreads a connect latency; with no `connect` given, connects are not delayed.
+  if (!lat || lat.action.connectMs === 0) return true
   const ms = lat.action.connectMs + svc.faults.jitter(lat.rule.id, lat.action.jitterMs, 'connect')
   return svc.clock.sleep(ms, signal, 'wait')
 }

@@ -42,7 +42,7 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
     return jsonError(a.status, a.message, a.retryAfter !== undefined ? { 'retry-after': String(a.retryAfter) } : {})
   }
   const latency = find(decisions, 'latency')
-  if (latency) {
+  if (latency && latency.action.connectMs > 0) {
     const ms = latency.action.connectMs + svc.faults.jitter(latency.rule.id, latency.action.jitterMs, 'connect')
     if (ms > 0 && !(await svc.clock.sleep(ms, req.signal, 'wait'))) return jsonError(503, 'the client went away during injected latency')
   }

@@ -151,6 +151,7 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
 
   return {
     get events() {
+      evict(true)
       return events
     },
     get lastSeq() {

@@ -5,6 +5,7 @@ import { eventsCases } from './events.case'
 import { pushCases } from './push.case'
 import { faultCases } from './faults.case'
 import { adminCases } from './admin.case'
+import { chaosCases } from './chaos.case'
 
 /** Every case, written once. */
 export const allCases: Record<string, Case[]> = {
@@ -12,6 +13,7 @@ export const allCases: Record<string, Case[]> = {
   push: pushCases,
   faults: faultCases,
   admin: adminCases,
+  chaos: chaosCases,
 }
 
 /** Runs every case through one way in; cases it cannot run are listed with their reason. */

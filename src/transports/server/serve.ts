@@ -7,7 +7,7 @@ import type { ProtoRequest, ProtoResponse, UpgradeResult } from '../../protocol/
 
 // getBuiltinModule avoids the cost of a static ESM import of node:http at start-up.
 const http = process.getBuiltinModule('node:http') as typeof Http
-const { setTimeout: realSetTimeout, clearTimeout: realClearTimeout } = globalThis
+const { setTimeout: realSetTimeout, clearTimeout: realClearTimeout, setImmediate: realSetImmediate } = globalThis
 
 export interface ServeOptions {
   host?: string
@@ -59,7 +59,9 @@ async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, he
       try {
         step = await iterator.next()
       } catch (error) {
-        // A TransportReset (or any failure mid-body) ends the connection abruptly, as a real reset does.
+        // A TransportReset (or any failure mid-body) ends the connection abruptly, as a real reset does,
+        // once the chunks written before it left (http corks writes until the next tick).
+        await new Promise<void>((resolve) => realSetImmediate(resolve))
         res.destroy()
         if ((error as { code?: string }).code !== 'DOCKSIDE_RESET') throw error
         return

@@ -1,0 +1,292 @@
+import { expect } from 'vitest'
+import type { Dockside } from '../../src/index'
+import type { Case } from '../support/way-in'
+
+/** Resolves at the next journal entry of `type` (or at once if `already` holds). */
+const journalEntry = (fake: Dockside, type: string) =>
+  new Promise<void>((resolve) => {
+    const off = fake.on('journal', (e) => {
+      if (e.type === type) {
+        off()
+        resolve()
+      }
+    })
+  })
+
+/** Reads a streaming body while advancing the clock; resolves with the text, or rejects like the client does. */
+async function readAdvancing(fake: Dockside, res: Response, step = '100ms') {
+  const reader = res.body!.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  let done = false
+  let failure: unknown
+  const read = (async () => {
+    try {
+      for (;;) {
+        const r = await reader.read()
+        if (r.done) break
+        text += decoder.decode(r.value, { stream: true })
+      }
+    } catch (error) {
+      failure = error
+    }
+    done = true
+  })()
+  for (let i = 0; !done && i < 2000; i++) {
+    await fake.clock.advance(step)
+    await new Promise((r) => setImmediate(r))
+  }
+  await read
+  return { text, failure }
+}
+
+const nsOf = (frame: string) => /"timeNano":(\d+)/.exec(frame)![1]
+const dockerTime = (nano: string) => `${nano.slice(0, -9)}.${nano.slice(-9)}`
+
+export const chaosCases: Case[] = [
+  {
+    name: 'rate limit: 429 with a Retry-After that tells the truth (earlier fails, exactly then succeeds)',
+    options: { rateLimit: { route: 'events', limit: 1, window: '2s' } },
+    async run({ fake, h }) {
+      expect((await h.connect('/events/ws?client=a')).status).toBe(101)
+      const refused = await h.connect('/events/ws?client=a')
+      expect(refused.status).toBe(429)
+      if (refused.body !== undefined) {
+        expect(refused.headers['retry-after']).toBe('2')
+        expect(JSON.parse(refused.body).message).toMatch(/too many requests: 1 per 2s per client/)
+      }
+      // Another client has its own bucket.
+      expect((await h.connect('/events/ws?client=b')).status).toBe(101)
+      await fake.clock.advance(1999)
+      expect((await h.connect('/events/ws?client=a')).status).toBe(429)
+      await fake.clock.advance(1)
+      expect((await h.connect('/events/ws?client=a')).status).toBe(101)
+    },
+  },
+  {
+    name: 'rate limit on push, set at run time',
+    async run({ fake, h }) {
+      fake.images.add('localhost:5000/app:1', { layers: 1 })
+      fake.rateLimit.set({ route: 'push', limit: 1, window: '10s' })
+      const first = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST', headers: { 'x-dockside-client': 'ci' } })
+      await readAdvancing(fake, first)
+      const second = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST', headers: { 'x-dockside-client': 'ci' } })
+      expect(second.status).toBe(429)
+      const retryAfter = Number(second.headers.get('retry-after'))
+      expect(retryAfter).toBeGreaterThan(0)
+      expect(retryAfter).toBeLessThanOrEqual(10)
+    },
+  },
+  {
+    name: 'an abrupt drop after N messages: the client sees 1006 and no close frame',
+    async run({ fake, h }) {
+      fake.faults.add({ on: 'events', drop: true, afterMessages: 2 })
+      const ws = await h.connect('/events/ws')
+      const c = fake.containers.create({ name: 'w', image: 'busybox' })
+      c.start()
+      c.stop()
+      c.start()
+      expect((await ws.closed).code).toBe(1006)
+      expect(ws.messages).toHaveLength(2)
+      expect(fake.journal.ofType('ws.close').at(-1)).toMatchObject({ by: 'drop', code: 1006 })
+    },
+  },
+  {
+    name: 'a server close with any code and reason at a clock time after connect',
+    async run({ fake, h }) {
+      fake.faults.add({ on: 'events', close: { code: 4321, reason: 'scheduled chaos' }, afterTime: '5s' })
+      const ws = await h.connect('/events/ws')
+      await fake.clock.advance(4999)
+      expect(fake.protocol.hub.sockets.size).toBe(1)
+      await fake.clock.advance(1)
+      expect(await ws.closed).toEqual({ code: 4321, reason: 'scheduled chaos' })
+    },
+  },
+  {
+    name: 'refuse the next 2 reconnects, never the first connect',
+    async run({ fake, h }) {
+      fake.faults.add({ id: 'refuse', on: 'events', refuse: 2, retryAfter: 3 })
+      const first = await h.connect('/events/ws?client=r')
+      expect(first.status).toBe(101)
+      first.close()
+      await first.closed
+      expect((await h.connect('/events/ws?client=r')).status).toBe(503)
+      expect((await h.connect('/events/ws?client=r')).status).toBe(503)
+      expect((await h.connect('/events/ws?client=r')).status).toBe(101)
+      expect(fake.deliveries.report('r').refusals.map((r) => r.retryAfter)).toEqual([3, 3])
+    },
+  },
+  {
+    name: 'latency on connect: the upgrade is answered only after clock time passes',
+    async run({ fake, h }) {
+      fake.faults.add({ on: 'events', latency: { connect: '2s' } })
+      let opened = false
+      const arrived = journalEntry(fake, 'fault')
+      const pending = h.connect('/events/ws').then((p) => ((opened = true), p))
+      await arrived
+      await fake.clock.advance(1999)
+      await new Promise((r) => setImmediate(r))
+      expect(opened).toBe(false)
+      await fake.clock.advance(1)
+      expect((await pending).status).toBe(101)
+    },
+  },
+  {
+    name: 'latency per event with seeded jitter keeps the order',
+    async run({ fake, h }) {
+      fake.faults.add({ on: 'events', latency: { perEvent: '100ms', jitter: '50ms' } })
+      const ws = await h.connect('/events/ws')
+      const c = fake.containers.create({ name: 'j', image: 'busybox' })
+      c.start()
+      c.stop()
+      await new Promise((r) => setImmediate(r))
+      expect(ws.messages).toHaveLength(0)
+      await fake.clock.advance('150ms')
+      const a = JSON.parse(await ws.nextMessage())
+      const b = JSON.parse(await ws.nextMessage())
+      expect([a.Action, b.Action]).toEqual(['start', 'stop'])
+      expect(fake.journal.ofType('fault.draw').filter((d) => String(d.purpose).startsWith('event'))).toHaveLength(2)
+    },
+  },
+  {
+    name: 'since replays from the log then continues live; until closes when reached',
+    async run({ fake, h }) {
+      const c = fake.containers.create({ name: 's', image: 'busybox' })
+      c.start()
+      await fake.clock.advance('1s')
+      c.stop()
+      const [first, second] = fake.events.events
+      // Resume exactly after the first event: its timeNano + 1 ns.
+      const since = dockerTime((first.timeNano + 1n).toString())
+      const until = dockerTime((second.timeNano + 5_000_000_000n).toString())
+      const ws = await h.connect(`/events/ws?since=${since}&until=${until}`)
+      expect(nsOf(await ws.nextMessage())).toBe(second.timeNano.toString())
+      c.start()
+      expect(JSON.parse(await ws.nextMessage()).Action).toBe('start')
+      await fake.clock.advance('5s')
+      expect(await ws.closed).toEqual({ code: 1000, reason: 'until reached; stream complete' })
+      expect(ws.messages).toHaveLength(2)
+    },
+  },
+  {
+    name: 'two events in one millisecond get distinct timeNano, so since = last + 1 ns neither loses nor repeats',
+    async run({ fake, h }) {
+      const c = fake.containers.create({ name: 'm', image: 'busybox' })
+      c.start()
+      c.stop()
+      c.start()
+      const [a, b, d] = fake.events.events
+      expect(b.timeNano).toBe(a.timeNano + 1n)
+      const ws = await h.connect(`/events/ws?since=${dockerTime((a.timeNano + 1n).toString())}`)
+      expect([nsOf(await ws.nextMessage()), nsOf(await ws.nextMessage())]).toEqual([b.timeNano.toString(), d.timeNano.toString()])
+    },
+  },
+  {
+    name: 'a since older than retention is refused with close 4410 and a reason naming where to resume',
+    options: { retainEvents: 2 },
+    async run({ fake, h }) {
+      const c = fake.containers.create({ name: 'r', image: 'busybox' })
+      for (let i = 0; i < 3; i++) {
+        c.start()
+        await fake.clock.advance('1s')
+        c.stop()
+      }
+      const oldest = fake.events.events[0]
+      const ws = await h.connect('/events/ws?since=1767225600')
+      const closed = await ws.closed
+      expect(closed.code).toBe(4410)
+      expect(closed.reason).toMatch(/older than retention; resume with since=\d+\.\d{9} or later/)
+      expect(ws.messages).toHaveLength(0)
+      const resume = /since=(\d+\.\d{9})/.exec(closed.reason)![1]
+      const ok = await h.connect(`/events/ws?since=${resume}`)
+      expect(nsOf(await ok.nextMessage())).toBe(oldest.timeNano.toString())
+    },
+  },
+  {
+    name: 'push: a transport reset mid-push (the client sees the connection fail, not an error line)',
+    async run({ fake, h }) {
+      fake.images.add('localhost:5000/app:1', { layers: [1000, 2000] })
+      fake.faults.add({ on: 'push', reset: true, afterLayer: 1 })
+      const res = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST' })
+      expect(res.status).toBe(200)
+      const { text, failure } = await readAdvancing(fake, res)
+      expect(failure).toBeInstanceOf(Error)
+      expect(text).toContain('"status":"Pushed"')
+      expect(text).not.toContain('"error"')
+      expect(fake.registries.get('localhost:5000').tags).toHaveLength(0)
+    },
+  },
+  {
+    name: 'push: a truncated JSON line, then a reset',
+    async run({ fake, h }) {
+      fake.images.add('localhost:5000/app:1', { layers: [1000] })
+      fake.faults.add({ on: 'push', truncate: true, afterLayer: 0 })
+      const res = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST' })
+      const { text, failure } = await readAdvancing(fake, res)
+      expect(failure).toBeInstanceOf(Error)
+      const last = text.split('\n').at(-1)!
+      expect(last.length).toBeGreaterThan(0)
+      expect(() => JSON.parse(last)).toThrow()
+    },
+  },
+  {
+    name: 'push: a slow dribble, one line per step of clock time',
+    async run({ fake, h }) {
+      fake.images.add('localhost:5000/app:1', { layers: [1000] })
+      fake.faults.add({ on: 'push', dribble: { line: '1s' } })
+      const res = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST' })
+      const reader = res.body!.getReader()
+      await fake.clock.advance('1s')
+      const first = new TextDecoder().decode((await reader.read()).value)
+      expect(first).toBe('{"status":"The push refers to repository [localhost:5000/app]"}\n')
+      await reader.cancel()
+    },
+  },
+  {
+    name: 'push: a stall (headers, then silence until the client gives up)',
+    async run({ fake, h }) {
+      fake.images.add('localhost:5000/app:1', { layers: [1000, 1000] })
+      fake.faults.add({ on: 'push', stall: true, afterLayer: 1 })
+      const controller = new AbortController()
+      const res = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST', signal: controller.signal })
+      expect(res.status).toBe(200)
+      const reader = res.body!.getReader()
+      let text = ''
+      for (let i = 0; i < 20 && !text.includes('"Pushed"'); i++) {
+        await fake.clock.advance('100ms')
+        const r = await reader.read()
+        text += new TextDecoder().decode(r.value)
+      }
+      await fake.clock.advance('60s')
+      expect(fake.journal.ofType('push.failed').at(-1)).toMatchObject({ fault: 'stall' })
+      expect(fake.registries.get('localhost:5000').tags).toHaveLength(0)
+      controller.abort()
+    },
+  },
+  {
+    name: 'the delivery report per client, in the library and the admin API',
+    async run({ fake, h }) {
+      const c = fake.containers.create({ name: 'd', image: 'busybox' })
+      const ws = await h.connect('/events/ws?client=watcher')
+      c.start()
+      await ws.nextMessage()
+      const recorded = journalEntry(fake, 'ws.close')
+      ws.close()
+      await recorded
+      c.stop()
+      await fake.clock.advance('3s')
+      const again = await h.connect('/events/ws?client=watcher')
+      c.start()
+      await again.nextMessage()
+      const r = fake.deliveries.report('watcher')
+      expect(r.missed.map((e) => e.action)).toEqual(['stop'])
+      expect(r.gaps).toHaveLength(1)
+      expect(r.gaps[0].ms).toBe(3000)
+      const res = await h.fetch('/_dockside/deliveries/watcher')
+      expect((await res.json()).missed).toHaveLength(1)
+      const unknown = await h.fetch('/_dockside/deliveries/nobody')
+      expect(unknown.status).toBe(404)
+      expect((await unknown.json()).message).toMatch(/Known clients: "watcher"/)
+    },
+  },
+]

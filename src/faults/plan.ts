@@ -318,14 +318,19 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
   let rules: Entry[] = []
   let counter = 0
 
-  /** Evaluates one rule against a request; counts the match and journals every decision. */
-  const consider = (r: Entry, site: FaultSite, context: FaultContext, now: number): FaultAction | undefined => {
+  /** Whether a rule applies to this request at all: its site, match, clock window, and fires left. */
+  const eligible = (r: Entry, site: FaultSite, context: FaultContext, now: number) => {
     const rule = r.rule
-    if (rule.on !== site || r.state.fired >= r.state.times) return undefined
-    if (!matches(rule.match, context)) return undefined
-    if (rule.from !== undefined && now < toMs(rule.from)) return undefined
-    if (rule.until !== undefined && now >= toMs(rule.until)) return undefined
-    const n = ++r.state.matched
+    if (rule.on !== site || r.state.fired >= r.state.times) return false
+    if (!matches(rule.match, context)) return false
+    if (rule.from !== undefined && now < toMs(rule.from)) return false
+    if (rule.until !== undefined && now >= toMs(rule.until)) return false
+    return true
+  }
+
+  /** Whether the rule's nth match fires (after, every, probability); journals every decision. */
+  const fires = (r: Entry, n: number, site: FaultSite, context: FaultContext): FaultAction | undefined => {
+    const rule = r.rule
     const after = rule.after ?? 0
     const skip = (why: string) => {
       deps.journal.record('fault.skip', { rule: r.id, site, match: n, why })
@@ -335,15 +340,18 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
     if ((n - after - 1) % (rule.every ?? 1) !== 0) return skip(`not an every-${rule.every}th match`)
     if (rule.probability !== undefined && rule.probability < 1) {
       const draw = deps.random.float()
-      const fires = draw < rule.probability
-      deps.journal.record('fault.draw', { rule: r.id, site, match: n, draw, probability: rule.probability, fires })
-      if (!fires) return undefined
+      const hit = draw < rule.probability
+      deps.journal.record('fault.draw', { rule: r.id, site, match: n, draw, probability: rule.probability, fires: hit })
+      if (!hit) return undefined
     }
     r.state.fired++
     const action = actionOf(rule)
     deps.journal.record('fault', { rule: r.id, site, match: n, fired: r.state.fired, action: action.kind, ...context, detail: action })
     return action
   }
+
+  const consider = (r: Entry, site: FaultSite, context: FaultContext, now: number) =>
+    eligible(r, site, context, now) ? fires(r, ++r.state.matched, site, context) : undefined
 
   const plan: FaultPlan = {
     add(input) {
@@ -402,22 +410,23 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
     },
     decideAll(site, context = {}) {
       const now = deps.elapsed()
+      // Every applicable rule counts this request as a match, whatever else happens to it,
+      // so `after: 2` means "from the 3rd matching request on".
+      const candidates = rules.filter((r) => eligible(r, site, context, now)).map((r) => ({ r, n: ++r.state.matched, phase: phaseOf(actionOf(r.rule)) }))
+      // Replies first: a refused request sees no latency nor stream fault.
+      for (const c of candidates) {
+        if (c.phase !== 'reply') continue
+        const action = fires(c.r, c.n, site, context)
+        if (action) return [{ rule: c.r, action }]
+      }
       const out: FaultDecision[] = []
       const taken = new Set<string>()
-      // Replies first: a refused request sees no latency nor stream fault.
-      for (const r of rules) {
-        if (r.rule.on !== site || phaseOf(actionOf(r.rule)) !== 'reply') continue
-        const action = consider(r, site, context, now)
-        if (action) return [{ rule: r, action }]
-      }
-      for (const r of rules) {
-        if (r.rule.on !== site) continue
-        const phase = phaseOf(actionOf(r.rule))
-        if (phase === 'reply' || taken.has(phase)) continue
-        const action = consider(r, site, context, now)
+      for (const c of candidates) {
+        if (c.phase === 'reply' || taken.has(c.phase)) continue
+        const action = fires(c.r, c.n, site, context)
         if (!action) continue
-        taken.add(phase)
-        out.push({ rule: r, action })
+        taken.add(c.phase)
+        out.push({ rule: c.r, action })
       }
       return out
     },

@@ -32,7 +32,8 @@ async function chaosRun(seed: number) {
     })
   for (let i = 0; i < 15; i++) {
     if (!ws || ws.readyState !== WebSocket.OPEN) await connect()
-    c.state === 'running' ? c.stop() : c.start()
+    if (c.state === 'running') c.stop()
+    else c.start()
     await fake.clock.advance('200ms')
     // Let the frames and closes of this step arrive before the next step decides anything.
     const r = fake.deliveries.report('det')

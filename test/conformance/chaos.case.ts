@@ -301,4 +301,24 @@ export const chaosCases: Case[] = [
       expect((await unknown.json()).message).toMatch(/Known clients: "watcher"/)
     },
   },
+  {
+    name: 'admin API: rate limit, pending faults table, sockets drop',
+    async run({ fake, h }) {
+      const post = (path: string, body: unknown) => h.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const bad = await post('/_dockside/rate-limit', { route: 'everything', limit: 1, window: '1s' })
+      expect(bad.status).toBe(400)
+      expect((await bad.json()).message).toMatch(/"route": "everything"\. Allowed: events, push, \*/)
+      expect((await post('/_dockside/rate-limit', { route: 'events', limit: 1, window: '1s' })).status).toBe(200)
+      expect(await (await h.fetch('/_dockside/rate-limit')).json()).toEqual([{ route: 'events', limit: 1, window: '1s' }])
+      expect((await post('/_dockside/faults', { id: 'later', on: 'events', drop: true, from: '1h' })).status).toBe(201)
+      const pending = await (await h.fetch('/_dockside/faults/pending')).json()
+      expect(pending.pending.map((p: { id: string }) => p.id)).toEqual(['later'])
+      expect(pending.table).toMatch(/later\s+on events\s+drop/)
+      const ws = await h.connect('/events/ws')
+      expect(await (await post('/_dockside/sockets/drop', {})).json()).toEqual({ dropped: 1 })
+      expect((await ws.closed).code).toBe(1006)
+      expect((await h.fetch('/_dockside/rate-limit', { method: 'DELETE' })).status).toBe(200)
+      void fake
+    },
+  },
 ]

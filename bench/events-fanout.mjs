@@ -47,7 +47,7 @@ async function fake() {
   const server = await dock.listen({ port: 0 })
   const web = dock.containers.create({ name: 'web', image: 'nginx', labels: { app: 'web' } })
   // Subscribers that must NOT match, so filtering is exercised too.
-  const others = await connectAll(`${server.wsUrl}/events/ws?filters=${encodeURIComponent(JSON.stringify({ event: ['stop'] }))}`, 20)
+  const others = await connectAll(`${server.wsUrl}/events/ws?filters=${encodeURIComponent(JSON.stringify({ label: ['app=db'] }))}`, 20)
   const clients = await connectAll(`${server.wsUrl}/events/ws?filters=${filters}`, SUBS)
   const done = waitAll(clients, EVENTS)
   const t0 = performance.now()

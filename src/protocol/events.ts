@@ -125,7 +125,13 @@ function follow(svc: Service, q: EventsQuery, deliver: (e: ServiceEvent) => void
   }
 }
 
-let nextSocketId = 0
+// Socket ids count per service, so the same script gives the same ids in every fake and after reset().
+const socketIds = new WeakMap<Service, number>()
+const nextSocketId = (svc: Service) => {
+  const id = (socketIds.get(svc) ?? 0) + 1
+  socketIds.set(svc, id)
+  return id
+}
 
 /** The client's key for rate limits: its id, else its address. */
 const clientKey = (req: ProtoRequest, q: EventsQuery) => q.client ?? req.remoteAddress ?? 'local'
@@ -186,7 +192,7 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
   return {
     kind: 'accept',
     open(sink: SocketSink) {
-      const id = ++nextSocketId
+      const id = nextSocketId(svc)
       let sent = 0
       let closed = false
       let stop = () => {}
@@ -278,7 +284,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
   const stall = find(decisions, 'stall')
   const ending = find(decisions, 'close') ?? find(decisions, 'drop')
   const format = svc.options.timeFormat
-  const id = ++nextSocketId
+  const id = nextSocketId(svc)
   async function* lines(): AsyncGenerator<string> {
     const queue: ServiceEvent[] = []
     let done = false

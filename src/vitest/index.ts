@@ -1,5 +1,6 @@
 // The vitest entry: a fixture that gives every test its own hooked fake, and matchers. See docs/in-process.md.
 import { expect, test as base } from 'vitest'
+import { installDeliveryMatchers } from './delivery-matchers'
 import { createDockside, type Dockside, type DocksideOptions } from '../dockside'
 import type { InterceptHandle, InterceptOptions } from '../transports/intercept/index'
 
@@ -108,10 +109,10 @@ export const docksideMatchers = {
 
 expect.extend(docksideMatchers)
 
-// ---- Delivery matchers (toHaveDeliveredAllEventsTo, ...) ----
-// LEAD: re-export and register the chaos matchers from './delivery-matchers' here, e.g.
-//   export * from './delivery-matchers'
-// (this entry already calls expect.extend for its own matchers above).
+
+// ---- Delivery matchers (toHaveDeliveredAllEventsTo, ...), registered with the rest ----
+export * from './delivery-matchers'
+installDeliveryMatchers()
 
 interface DocksideMatchers<R = unknown> {
   /** The fake committed `image` (`repo[:tag]`) to its registry, as `options.user` when given. */

@@ -14,5 +14,10 @@ export const interceptWay: WayIn = {
       close: async () => hooks.restore(),
     }
   },
-  unsupported: {},
+  unsupported: {
+    'chaos: push: a transport reset mid-push (the client sees the connection fail, not an error line)':
+      'nock ends a destroyed body cleanly; a real reset (fetch TypeError: terminated) needs the real server (docs/in-process.md)',
+    'chaos: push: a truncated JSON line, then a reset':
+      'nock ends a destroyed body cleanly; a real reset (fetch TypeError: terminated) needs the real server (docs/in-process.md)',
+  },
 }

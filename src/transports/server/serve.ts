@@ -9,6 +9,17 @@ import type { ProtoRequest, ProtoResponse, UpgradeResult } from '../../protocol/
 const http = process.getBuiltinModule('node:http') as typeof Http
 const { setTimeout: realSetTimeout, clearTimeout: realClearTimeout, setImmediate: realSetImmediate } = globalThis
 
+// The protocol hands every subscriber of an event the same string; encode it to bytes once, not once per socket.
+let lastText: string | undefined
+let lastBytes: Buffer | undefined
+const encodeOnce = (text: string): Buffer => {
+  if (text !== lastText) {
+    lastText = text
+    lastBytes = Buffer.from(text)
+  }
+  return lastBytes!
+}
+
 export interface ServeOptions {
   host?: string
   port?: number
@@ -145,7 +156,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
       live.add(ws)
       const session = result.open({
         send: (text) => {
-          if (ws.readyState === ws.OPEN) ws.send(text)
+          if (ws.readyState === ws.OPEN) ws.send(encodeOnce(text), { binary: false })
         },
         close: (code, reason) => {
           if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason)

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import WebSocket from 'ws'
 import { createDockside, demoScenario, type Dockside, type DocksideServer } from 'dockside'
 
 const run = promisify(execFile)
@@ -14,11 +15,21 @@ const examples = [...doc.matchAll(/```sh\n([\s\S]*?)```(?:\n```json\n([\s\S]*?)`
 describe('docs/admin-api.md curl examples', () => {
   let fake: Dockside
   let server: DocksideServer
+  let dashboard: WebSocket
   beforeAll(async () => {
     fake = createDockside({ scenario: demoScenario })
     server = await fake.listen({ port: 0 })
+    // The deliveries examples read about a client called "dashboard": keep one connected.
+    dashboard = new WebSocket(`${server.wsUrl}/events/ws?client=dashboard`)
+    await new Promise((resolve, reject) => {
+      dashboard.once('open', resolve)
+      dashboard.once('error', reject)
+    })
   })
-  afterAll(() => fake.close())
+  afterAll(async () => {
+    dashboard.terminate()
+    await fake.close()
+  })
 
   test('the page has examples for every admin route', () => {
     expect(examples.length).toBeGreaterThanOrEqual(18)

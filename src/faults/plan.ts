@@ -173,12 +173,18 @@ const SITE_ACTIONS: Record<FaultSite, readonly ActionName[]> = {
   push: ['reply', 'error', 'reset', 'truncate', 'stall', 'dribble', 'latency'],
 }
 
+const RULE_FIELDS: readonly string[] = ['id', 'on', 'match', ...ACTIONS, 'retryAfter', 'message', 'afterLayer', 'afterBytes', 'afterMessages', 'afterTime', 'times', 'after', 'every', 'probability', 'from', 'until']
+
 const actionName = (rule: FaultRule): ActionName => (rule.refuse !== undefined ? 'refuse' : ACTIONS.find((a) => rule[a] !== undefined)!)
 
 /** Validates a rule at the boundary; messages name the field and what is allowed. */
 export function validateRule(rule: FaultRule): FaultRule {
   if (!rule || typeof rule !== 'object') throw new InvalidInputError('A fault rule must be an object like {"on":"events","reply":429}.')
   if (!FAULT_SITES.includes(rule.on)) throw new InvalidInputError(`Invalid fault "on": ${JSON.stringify(rule.on)}. Allowed: ${FAULT_SITES.join(', ')}.`)
+  // A misspelt field (`afterLayers`, `time`) would otherwise be kept and silently ignored.
+  for (const k of Object.keys(rule)) {
+    if (!RULE_FIELDS.includes(k)) throw new InvalidInputError(`Unknown fault field "${k}". Allowed: ${RULE_FIELDS.join(', ')}.`)
+  }
   let actions = ACTIONS.filter((a) => rule[a] !== undefined)
   if (rule.refuse !== undefined) actions = actions.filter((a) => a !== 'reply')
   if (actions.length !== 1) throw new InvalidInputError(`A fault rule needs exactly one action of ${ACTIONS.map((a) => `"${a}"`).join(', ')}; got ${actions.length ? actions.join(', ') : 'none'}.`)

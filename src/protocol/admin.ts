@@ -56,7 +56,13 @@ const ADMIN_ROUTES = [
 export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRequest, target: Target): Promise<ProtoResponse> {
   const path = target.path.replace(/\/+$/, '')
   const m = req.method
-  const parts = path.split('/').slice(2).map((p) => decodeURIComponent(p))
+  const parts = path.split('/').slice(2).map((p) => {
+    try {
+      return decodeURIComponent(p)
+    } catch {
+      throw new InvalidInputError(`Invalid percent-encoding in ${JSON.stringify(p)}: encode names with encodeURIComponent.`)
+    }
+  })
   const [resource, ref, verb] = parts
 
   // `sockets/close` and `clock/advance` are actions, not resources with a ref.
@@ -180,7 +186,9 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     }
     case 'GET journal': {
       const type = target.query.get('type')
-      const after = Number(target.query.get('after') ?? 0)
+      const rawAfter = target.query.get('after') ?? '0'
+      const after = Number(rawAfter)
+      if (!/^\d+$/.test(rawAfter)) throw new InvalidInputError(`Invalid "after" ${JSON.stringify(rawAfter)}: expected a journal sequence number, an integer >= 0.`)
       const entries = (type ? svc.journal.ofType(type) : svc.journal.entries).filter((e) => e.seq > after)
       return json(200, entries)
     }

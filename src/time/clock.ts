@@ -243,10 +243,19 @@ export function createClock(options: ClockOptions = {}): Clock {
     async advance(delay) {
       const target = syncNow() + toMs(delay)
       let fired = 0
+      let total = 0
+      let at = current
       await flush()
       for (let t = popDue(target); t; t = popDue(target)) {
+        // The limit counts timers fired at one instant: a long advance over a repeating timeline is fine,
+        // work that reschedules itself with no delay is not.
+        if (t.at > at) {
+          at = t.at
+          fired = 0
+        }
         fire(t)
-        if (++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired during advance(): likely an endless loop of scheduled work.`)
+        if (++fired > loopLimit) throw new RangeError(`More than ${loopLimit} timers fired during advance() at one instant: likely an endless loop of work that reschedules itself with no delay. The clock stopped at ${new Date(current).toISOString()}.`)
+        if (++total > loopLimit * 100) throw new RangeError(`advance(${JSON.stringify(delay)}) fired more than ${loopLimit * 100} timers (clock.loopLimit x 100); the clock stopped at ${new Date(current).toISOString()}. Advance in smaller steps.`)
         await flush()
       }
       alignWall(target)

@@ -1,0 +1,62 @@
+// Regressions found by the fidelity audit: bad input to the admin API and the clock.
+import { afterEach, describe, expect, it } from 'vitest'
+import { createDockside, demoScenario } from '../../src/index'
+import { createClock } from '../../src/time/clock'
+
+const fakes: { close(): Promise<void> }[] = []
+afterEach(async () => {
+  for (const f of fakes.splice(0)) await f.close()
+})
+
+async function started() {
+  const fake = createDockside({ scenario: demoScenario })
+  fakes.push(fake)
+  const server = await fake.listen({ port: 0 })
+  return { fake, url: server.url }
+}
+
+describe('admin API bad input (audit)', () => {
+  it('bug: a malformed percent-encoded container ref answered 500 "URI malformed"; now 400 naming the part', async () => {
+    const { url } = await started()
+    const res = await fetch(`${url}/_dockside/containers/%E0%A4%A/start`, { method: 'POST' })
+    expect(res.status).toBe(400)
+    expect((await res.json()).message).toMatch(/Invalid percent-encoding in "%E0%A4%A"/)
+  })
+
+  it('bug: GET /_dockside/journal?after=abc answered 200 [] instead of refusing', async () => {
+    const { url } = await started()
+    const res = await fetch(`${url}/_dockside/journal?after=abc`)
+    expect(res.status).toBe(400)
+    expect((await res.json()).message).toMatch(/Invalid "after" "abc".*integer >= 0/)
+    expect((await fetch(`${url}/_dockside/journal?after=1`)).status).toBe(200)
+  })
+
+  it('bug: a fault rule with a misspelt field was stored and silently ignored; now 400 with the allowed fields', async () => {
+    const { url } = await started()
+    const res = await fetch(`${url}/_dockside/faults`, { method: 'POST', body: JSON.stringify({ on: 'push', error: 'boom', afterLayers: 2 }) })
+    expect(res.status).toBe(400)
+    expect((await res.json()).message).toMatch(/Unknown fault field "afterLayers". Allowed: .*afterLayer/)
+    expect(await (await fetch(`${url}/_dockside/faults`)).json()).toEqual([])
+  })
+
+  it('bug: advancing the demo by a day answered 500 (loop limit counted every timer of a bounded advance)', async () => {
+    const { fake, url } = await started()
+    const res = await fetch(`${url}/_dockside/clock/advance`, { method: 'POST', body: JSON.stringify({ by: '1d' }) })
+    expect(res.status).toBe(200)
+    expect(fake.clock.elapsed()).toBe(86_400_000)
+  })
+
+  it('an absurd advance over a repeating timeline fails with a 400 saying where the clock stopped, not a hang or a 500', async () => {
+    const { url } = await started()
+    const res = await fetch(`${url}/_dockside/clock/advance`, { method: 'POST', body: JSON.stringify({ by: 1e300 }) })
+    expect(res.status).toBe(400)
+    expect((await res.json()).message).toMatch(/fired more than 1000000 timers.*clock stopped at .*Advance in smaller steps/)
+  })
+
+  it('the clock still catches work that reschedules itself with no delay', async () => {
+    const clock = createClock({ loopLimit: 5 })
+    const again = () => void clock.schedule(0, again)
+    clock.schedule(0, again)
+    await expect(clock.advance('1s')).rejects.toThrow(/more than 5 timers fired during advance\(\) at one instant/i)
+  })
+})

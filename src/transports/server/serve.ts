@@ -35,7 +35,26 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 410: 'Gone', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }
+
+const WS_KEY = /^[+/0-9A-Za-z]{22}==$/
+
+/** The websocket handshake checks `ws` makes, answered as JSON refusals (ws itself answers text/html). */
+function handshakeProblem(req: Http.IncomingMessage): ProtoResponse & { body: string } | undefined {
+  const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
+    const body = JSON.stringify({ message })
+    return { status, headers: { 'content-type': 'application/json', ...headers }, body }
+  }
+  if (req.method !== 'GET') return refuse(405, `A websocket upgrade must be a GET request, not ${req.method}.`, { allow: 'GET' })
+  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return refuse(400, `Invalid Upgrade header ${JSON.stringify(req.headers.upgrade)}: expected "Upgrade: websocket".`)
+  const key = req.headers['sec-websocket-key']
+  if (key === undefined || !WS_KEY.test(key)) return refuse(400, 'Missing or invalid Sec-WebSocket-Key header: expected 16 random bytes in base64 (RFC 6455).')
+  const version = req.headers['sec-websocket-version']
+  if (version !== '13' && version !== '8') {
+    return refuse(400, `Missing or unsupported Sec-WebSocket-Version ${JSON.stringify(version)}: this server speaks 13 (RFC 6455).`, { 'sec-websocket-version': '13, 8' })
+  }
+  return undefined
+}
 
 function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal): ProtoRequest {
   const headers: Record<string, string | undefined> = {}
@@ -111,6 +130,10 @@ function writeRaw(socket: Duplex, answer: ProtoResponse & { body?: string }) {
 export async function serve(protocol: Protocol, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false })
+  // Handshake failures ws finds itself (a malformed Sec-WebSocket-Protocol...) get a JSON body too.
+  wss.on('wsClientError', (error: Error, socket: Duplex) => {
+    writeRaw(socket, { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: `Bad websocket handshake: ${error.message}.` }) })
+  })
   const sockets = new Set<Duplex>()
   const live = new Set<WebSocket>()
 
@@ -134,6 +157,8 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
 
   const onUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
+    const problem = handshakeProblem(req)
+    if (problem) return writeRaw(socket, problem)
     const controller = new AbortController()
     socket.once('close', () => controller.abort())
     protocol
@@ -184,8 +209,10 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   })
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy()
-    const body = JSON.stringify({ message: `Bad request: ${err.code ?? err.message}` })
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+    const overflow = err.code === 'HPE_HEADER_OVERFLOW'
+    const why = overflow ? 'the request line and headers exceed the 16 KB limit; send shorter filters' : (err.code ?? err.message)
+    const body = JSON.stringify({ message: `Bad request: ${why}` })
+    socket.end(`HTTP/1.1 ${overflow ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
   })
 
   await new Promise<void>((resolve, reject) => {

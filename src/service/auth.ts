@@ -43,8 +43,11 @@ export function decodeRegistryAuth(header: string | undefined): AuthConfig | { i
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return { invalid: 'X-Registry-Auth is not a JSON object' }
   const out: AuthConfig = {}
+  const obj = json as Record<string, unknown>
+  // The daemon decodes with Go's encoding/json, which matches keys case-insensitively ("Username" works).
+  const folded = new Map(Object.keys(obj).map((k) => [k.toLowerCase(), obj[k]]))
   for (const f of FIELDS) {
-    const v = (json as Record<string, unknown>)[f]
+    const v = Object.hasOwn(obj, f) ? obj[f] : folded.get(f)
     if (typeof v === 'string' && v !== '') out[f] = v
   }
   // `auth` is base64("user:pass"), as in a docker config file.

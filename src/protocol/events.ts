@@ -1,9 +1,10 @@
-import type { FaultAction, FaultDecision } from '../faults/plan'
+import type { FaultDecision } from '../faults/plan'
 import { InvalidInputError } from '../service/errors'
 import type { ServiceEvent } from '../service/events'
 import { compileFilters, parseFilters, type CompiledFilter } from '../service/filters'
 import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
+import { connectLatency, findAction as find, refusalResponse, untilAborted } from './faults'
 import { errorResponse, jsonError, type Target } from './http'
 import type { ProtoRequest, ProtoResponse, SocketSink, UpgradeResult } from './types'
 import { TransportReset } from './types'
@@ -136,34 +137,26 @@ const nextSocketId = (svc: Service) => {
 /** The client's key for rate limits: its id, else its address. */
 const clientKey = (req: ProtoRequest, q: EventsQuery) => q.client ?? req.remoteAddress ?? 'local'
 
-/** Rate limit, then fault replies: the refusal to answer, or undefined to serve. */
-function refusal(svc: Service, req: ProtoRequest, q: EventsQuery, key: string, decisions: () => FaultDecision[]): { response?: ProtoResponse & { body: string }; decisions: FaultDecision[] } {
+/**
+ * Counts a connect attempt of an events client, then applies the rate limit and fault replies:
+ * the client's delivery key, the refusal to answer (undefined to serve) and the faults decided for it.
+ */
+function admit(svc: Service, req: ProtoRequest, target: Target, q: EventsQuery): { key: string; response?: ProtoResponse & { body: string }; decisions: FaultDecision[] } {
+  const key = svc.deliveries.identify({ client: q.client, filters: q.filter.filters, address: req.remoteAddress })
+  const reconnect = svc.deliveries.known(key)
+  svc.deliveries.attempt(key, q.filter.filters)
   const verdict = svc.rateLimit.check('events', clientKey(req, q))
   if (!verdict.allowed) {
     svc.deliveries.refused(key, 429, verdict.message, verdict.retryAfter)
-    return { response: jsonError(429, verdict.message, { 'retry-after': String(verdict.retryAfter) }), decisions: [] }
+    return { key, response: refusalResponse(429, verdict.message, verdict.retryAfter), decisions: [] }
   }
-  const all = decisions()
-  const reply = all.find((d) => d.action.kind === 'reply')?.action as Extract<FaultAction, { kind: 'reply' }> | undefined
+  const all = svc.faults.decideAll('events', { route: target.path, client: q.client, filters: q.filter.filters, reconnect })
+  const reply = find(all, 'reply')?.action
   if (reply) {
     svc.deliveries.refused(key, reply.status, reply.message, reply.retryAfter)
-    return { response: jsonError(reply.status, reply.message, reply.retryAfter !== undefined ? { 'retry-after': String(reply.retryAfter) } : {}), decisions: all }
+    return { key, response: refusalResponse(reply.status, reply.message, reply.retryAfter), decisions: all }
   }
-  return { decisions: all }
-}
-
-const find = <K extends FaultAction['kind']>(ds: FaultDecision[], kind: K) => ds.find((d) => d.action.kind === kind) as (FaultDecision & { action: Extract<FaultAction, { kind: K }> }) | undefined
-
-/** Waits for the client to go away (a stall): headers or a handshake, then silence. */
-const untilAborted = (signal: AbortSignal) => new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
-
-/** Connect latency with its seeded jitter; false when the client went away meanwhile. */
-async function connectLatency(svc: Service, ds: FaultDecision[], signal: AbortSignal): Promise<boolean> {
-  const lat = find(ds, 'latency')
-  // Jitter spreads a connect latency; with no `connect` given, connects are not delayed.
-  if (!lat || lat.action.connectMs === 0) return true
-  const ms = lat.action.connectMs + svc.faults.jitter(lat.rule.id, lat.action.jitterMs, 'connect')
-  return svc.clock.sleep(ms, signal, 'wait')
+  return { key, decisions: all }
 }
 
 /** `GET /events/ws`: refuse before the upgrade, or accept and stream frames. */
@@ -174,10 +167,7 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
   } catch (error) {
     return { kind: 'reject', response: errorResponse(error) }
   }
-  const key = svc.deliveries.identify({ client: q.client, filters: q.filter.filters, address: req.remoteAddress })
-  const reconnect = svc.deliveries.known(key)
-  svc.deliveries.attempt(key, q.filter.filters)
-  const { response, decisions } = refusal(svc, req, q, key, () => svc.faults.decideAll('events', { route: target.path, client: q.client, filters: q.filter.filters, reconnect }))
+  const { key, response, decisions } = admit(svc, req, target, q)
   if (response) return { kind: 'reject', response }
   if (!(await connectLatency(svc, decisions, req.signal))) return { kind: 'reject', response: jsonError(503, 'the client went away during injected connect latency') }
   if (find(decisions, 'stall')) {
@@ -273,10 +263,7 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
 /** Docker's `GET /events`: the same events as JSON lines over a chunked HTTP response. */
 export async function eventsStream(svc: Service, req: ProtoRequest, target: Target): Promise<ProtoResponse> {
   const q = parseEventsQuery(req, target)
-  const key = svc.deliveries.identify({ client: q.client, filters: q.filter.filters, address: req.remoteAddress })
-  const reconnect = svc.deliveries.known(key)
-  svc.deliveries.attempt(key, q.filter.filters)
-  const { response, decisions } = refusal(svc, req, q, key, () => svc.faults.decideAll('events', { route: target.path, client: q.client, filters: q.filter.filters, reconnect }))
+  const { key, response, decisions } = admit(svc, req, target, q)
   if (response) return response
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected connect latency')
   const gone = sinceGone(svc, q)

@@ -1,10 +1,9 @@
 import type { FaultAction, FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
 import { PushReset, startPush } from '../service/push'
+import { connectLatency, findAction as find, refusalResponse } from './faults'
 import { jsonError } from './http'
 import { TransportReset, type ProtoRequest, type ProtoResponse } from './types'
-
-const find = <K extends FaultAction['kind']>(ds: FaultDecision[], kind: K) => ds.find((d) => d.action.kind === kind) as (FaultDecision & { action: Extract<FaultAction, { kind: K }> }) | undefined
 
 /** Turns the model's push reset into the transport's, and dribbles lines when a fault says so. */
 async function* shaped(svc: Service, req: ProtoRequest, lines: AsyncIterable<string>, dribble: FaultDecision | undefined): AsyncGenerator<string> {
@@ -33,19 +32,12 @@ async function* shaped(svc: Service, req: ProtoRequest, lines: AsyncIterable<str
 export async function pushRoute(svc: Service, req: ProtoRequest, name: string, tag: string | undefined): Promise<ProtoResponse> {
   const client = req.headers['x-dockside-client']
   const verdict = svc.rateLimit.check('push', client ?? req.remoteAddress ?? 'local')
-  if (!verdict.allowed) return jsonError(429, verdict.message, { 'retry-after': String(verdict.retryAfter) })
+  if (!verdict.allowed) return refusalResponse(429, verdict.message, verdict.retryAfter)
   const image = tag ? `${name}:${tag}` : name
   const decisions = svc.faults.decideAll('push', { route: `/images/${name}/push`, image, client })
-  const reply = find(decisions, 'reply')
-  if (reply) {
-    const a = reply.action
-    return jsonError(a.status, a.message, a.retryAfter !== undefined ? { 'retry-after': String(a.retryAfter) } : {})
-  }
-  const latency = find(decisions, 'latency')
-  if (latency && latency.action.connectMs > 0) {
-    const ms = latency.action.connectMs + svc.faults.jitter(latency.rule.id, latency.action.jitterMs, 'connect')
-    if (ms > 0 && !(await svc.clock.sleep(ms, req.signal, 'wait'))) return jsonError(503, 'the client went away during injected latency')
-  }
+  const reply = find(decisions, 'reply')?.action
+  if (reply) return refusalResponse(reply.status, reply.message, reply.retryAfter)
+  if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected latency')
   const fault = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))?.action as Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }> | undefined
   const start = startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth },

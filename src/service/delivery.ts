@@ -66,9 +66,8 @@ interface Tracked {
   /** With `since`: the first owed event time; without, events after `startSeq` are owed. */
   startNano: bigint | undefined
   startSeq: number
-  /** Matching events seen by the log since tracking started (or replayed to it). */
-  matching: Map<number, ServiceEvent>
-  sentCount: Map<number, number>
+  /** Every frame sent to it, in order (one array push per delivery: this is on the hot path). */
+  sent: ServiceEvent[]
   connections: (DeliveryConnection & { openMs: number; closeMs?: number })[]
   refusals: DeliveryReport['refusals']
   timeline: TimelineEntry[]
@@ -113,21 +112,31 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     return t
   }
 
-  // One subscriber for every client: an event is recorded for each tracked client whose filters match.
-  deps.log.subscribe({
-    filter: compileFilters({}),
-    deliver(e) {
-      for (const t of tracked.values()) if (t.connections.length && t.filter.matches(e)) t.matching.set(e.seq, e)
-    },
-  })
+  // What a client was owed is computed from the event log when a report is asked for, so delivering an
+  // event costs the tracker one array push per subscriber and nothing per tracked client.
+  const trim = (t: Tracked) => {
+    // Bounded memory on long-running servers: forget sends of events the log no longer retains.
+    const oldest = deps.log.events[0]?.seq ?? 0
+    if (t.sent.length > 0 && t.sent[0].seq < oldest) t.sent = t.sent.filter((e) => e.seq >= oldest)
+  }
 
   return {
-    identify: ({ client, filters, address }) => client ?? `${address ?? 'local'} ${canonical(filters)}`,
+    identify({ client, filters, address }) {
+      if (client !== undefined) return client
+      // Without an id, a client is its address and filters; connections open at the same time are different
+      // clients (#2, #3, ...), and a reconnect resumes the first such client that has no open connection.
+      const base = `${address ?? 'local'} ${canonical(filters)}`
+      for (let n = 1; ; n++) {
+        const key = n === 1 ? base : `${base} #${n}`
+        const t = tracked.get(key)
+        if (!t || t.connected === 0) return key
+      }
+    },
     known: (key) => tracked.has(key),
     attempt(key, filters) {
       let t = tracked.get(key)
       if (!t) {
-        t = { key, filter: compileFilters(filters), startNano: undefined, startSeq: 0, matching: new Map(), sentCount: new Map(), connections: [], refusals: [], timeline: [], connected: 0 }
+        t = { key, filter: compileFilters(filters), startNano: undefined, startSeq: 0, sent: [], connections: [], refusals: [], timeline: [], connected: 0 }
         tracked.set(key, t)
       }
       const now = deps.now()
@@ -147,7 +156,6 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
         // Owed: what happens from now on, plus what `since` asks to replay.
         t.startSeq = deps.log.lastSeq
         t.startNano = since
-        if (since !== undefined) for (const e of deps.log.betweenNano(since)) if (t.filter.matches(e)) t.matching.set(e.seq, e)
       }
       t.connections.push({ socket, via, openedAt: iso(now), openMs: now, since: since?.toString(), sent: 0 })
       t.connected++
@@ -156,10 +164,11 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     sent(key, socket, event) {
       const t = tracked.get(key)
       if (!t) return
-      t.matching.set(event.seq, event)
-      t.sentCount.set(event.seq, (t.sentCount.get(event.seq) ?? 0) + 1)
-      const c = t.connections.findLast((x) => x.socket === socket)
+      t.sent.push(event)
+      const last = t.connections[t.connections.length - 1]
+      const c = last?.socket === socket ? last : t.connections.findLast((x) => x.socket === socket)
       if (c) c.sent++
+      if ((t.sent.length & 0xfff) === 0) trim(t)
     },
     closed(key, socket, by, code, reason) {
       const t = tracked.get(key)
@@ -178,9 +187,15 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       // The client is owed what happened between its first connect and its last moment of service.
       const endMs = t.connected > 0 || t.connections.length === 0 ? now : Math.max(...t.connections.map((c) => c.closeMs ?? now))
       const endNano = BigInt(Math.floor(endMs)) * 1_000_000n + 999_999n
-      const expected = [...t.matching.values()].filter((e) => t.connections.length > 0 && (e.seq > t.startSeq || (t.startNano !== undefined && e.timeNano >= t.startNano)) && e.timeNano <= endNano && t.filter.matches(e)).sort((a, b) => a.seq - b.seq)
-      const missed = expected.filter((e) => !t.sentCount.has(e.seq))
-      const duplicates = [...t.sentCount].filter(([, n]) => n > 1).map(([seq, times]) => ({ ...ref(t.matching.get(seq)!), times }))
+      const sentCount = new Map<number, { event: ServiceEvent; times: number }>()
+      for (const e of t.sent) {
+        const seen = sentCount.get(e.seq)
+        if (seen) seen.times++
+        else sentCount.set(e.seq, { event: e, times: 1 })
+      }
+      const expected = t.connections.length === 0 ? [] : deps.log.events.filter((e) => (e.seq > t.startSeq || (t.startNano !== undefined && e.timeNano >= t.startNano)) && e.timeNano <= endNano && t.filter.matches(e))
+      const missed = expected.filter((e) => !sentCount.has(e.seq))
+      const duplicates = [...sentCount.values()].filter((x) => x.times > 1).sort((a, b) => a.event.seq - b.event.seq).map((x) => ({ ...ref(x.event), times: x.times }))
       const backoffMs: number[] = []
       t.timeline.forEach((entry, i) => {
         if (entry.kind !== 'refused' && entry.kind !== 'close' && entry.kind !== 'drop') return
@@ -200,7 +215,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       return {
         client: t.key,
         expected: expected.length,
-        delivered: t.sentCount.size,
+        delivered: sentCount.size,
         missed: missed.map(ref),
         duplicates,
         connections: t.connections.map(({ openMs: _o, closeMs: _c, ...c }) => ({ ...c })),

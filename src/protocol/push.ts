@@ -44,5 +44,6 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
     { name, tag, authHeader: req.headers['x-registry-auth'], signal: req.signal, fault },
   )
   if (start.kind === 'not-found') return jsonError(404, start.message)
+  if (start.kind === 'invalid') return jsonError(400, start.message)
   return { status: 200, headers: { 'content-type': 'application/json' }, body: shaped(svc, req, start.lines, find(decisions, 'dribble')) }
 }

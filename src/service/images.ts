@@ -55,6 +55,17 @@ export function splitReference(ref: string): { repository: string; tag: string |
 const REPO = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/
 const TAG = /^[\w][\w.-]{0,127}$/
 
+/** Why `name` (with an optional separate `tag`) is not a reference a push can take, or undefined when it is. */
+export function pushReferenceProblem(name: string, tag: string | undefined): string | undefined {
+  if (name.includes('@')) return `cannot push a digest reference "${name}": push by repository and tag, e.g. "localhost:5000/team/app:1.0".`
+  const { repository, tag: nameTag } = splitReference(name)
+  if (!REPO.test(repository)) return `invalid reference format "${name}": expected lower-case [host[:port]/]path[:tag], e.g. "localhost:5000/team/app:1.0".`
+  for (const t of [nameTag, tag]) {
+    if (t !== undefined && t !== '' && !TAG.test(t)) return `invalid tag format "${t}": expected up to 128 characters of [A-Za-z0-9_.-], not starting with "." or "-".`
+  }
+  return undefined
+}
+
 /** Builds a schema-2 manifest body, so the reported manifest size is that of a real one. */
 function manifestSize(layers: readonly Layer[]): number {
   const body = {

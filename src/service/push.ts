@@ -2,7 +2,7 @@ import type { FaultAction } from '../faults/plan'
 import type { Clock } from '../time/clock'
 import { authorize, decodeRegistryAuth, maskAuth, type AuthConfig } from './auth'
 import type { Image, Images, Layer } from './images'
-import { splitReference } from './images'
+import { pushReferenceProblem, splitReference } from './images'
 import type { Journal } from './journal'
 import { registryHost, type Registries } from './registries'
 
@@ -43,6 +43,7 @@ function truncateLast(chunk: string): string {
 
 export type PushStart =
   | { kind: 'not-found'; message: string }
+  | { kind: 'invalid'; message: string }
   | { kind: 'stream'; repository: string; tags: string[]; lines: AsyncIterable<string> }
 
 /** Docker's units.HumanSize: 4 significant digits, decimal units. */
@@ -79,6 +80,8 @@ const TICK_MS = 100
  * The stream is paced by the clock; nothing reaches the registry until a tag's push completes.
  */
 export function startPush(deps: PushDeps, req: PushRequest): PushStart {
+  const problem = pushReferenceProblem(req.name, req.tag)
+  if (problem) return { kind: 'invalid', message: problem }
   const { repository, tag: nameTag } = splitReference(req.name)
   const wanted = req.tag || nameTag
   const tags = wanted ? [wanted] : deps.images.tagsOf(repository)

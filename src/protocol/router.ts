@@ -80,7 +80,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
     },
     async upgrade(req) {
       const target = parseTarget(req.url)
-      if (target.path !== '/events/ws') return { kind: 'not-found' }
+      if (target.path !== '/events/ws') return { kind: 'not-found', response: jsonError(404, `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.`) }
       // HYPER-HMAC-SHA256 signed headers: always accepted; verified when access keys are configured.
       const svc = host.service()
       const signature = await checkSignature({ method: req.method, url: req.url, headers: req.headers, body: '' }, host.accessKeys?.(), svc.clock.now())

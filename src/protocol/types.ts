@@ -49,4 +49,5 @@ export interface SocketSession {
 export type UpgradeResult =
   | { kind: 'reject'; response: ProtoResponse & { body?: string } }
   | { kind: 'accept'; open(sink: SocketSink): SocketSession }
-  | { kind: 'not-found' }
+  /** No websocket endpoint at this path; `response` is the protocol's 404 (a transport may apply its own unhandled-request policy first). */
+  | { kind: 'not-found'; response: ProtoResponse & { body: string } }

@@ -184,4 +184,14 @@ export const eventsCases: Case[] = [
       expect(fake.journal.ofType('ws.close')[0]).toMatchObject({ by: 'client', code: 1000 })
     },
   },
+  {
+    name: 'a websocket to an unknown path is refused with the protocol\'s 404 naming GET /events/ws',
+    async run({ h }) {
+      const ws = await h.connect('/events/nope')
+      expect(ws.status).toBe(404)
+      expect(ws.headers['content-type']).toBe('application/json')
+      expect(JSON.parse(ws.body!).message).toContain('GET /events/ws')
+      expect(ws.messages).toEqual([])
+    },
+  },
 ]

@@ -1,4 +1,5 @@
 import { Server as MockServer, WebSocket as MockWebSocket } from 'mock-socket'
+import { errorResponse, jsonError } from '../../protocol/http'
 import type { ProtoRequest, SocketSession, UpgradeResult } from '../../protocol/types'
 import { wsOrigins, type HookedRegion } from './registry'
 
@@ -151,15 +152,15 @@ export class InProcessWebSocket extends EventTarget {
     try {
       result = await region.protocol.upgrade(req)
       if (result.kind === 'not-found') {
-        const body = JSON.stringify({ message: `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.` })
-        const notFound: UpgradeResult = { kind: 'reject', response: { status: 404, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, body } }
-        result = await region.unhandled('GET', this.url, async () => notFound)
+        const { response } = result
+        result = await region.unhandled('GET', this.url, async () => ({ kind: 'reject', response }) as const)
       }
     } catch (error) {
-      const body = JSON.stringify({ message: (error as Error).message })
-      result = { kind: 'reject', response: { status: error instanceof Error && error.message.startsWith('dockside:') ? 404 : 500, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, body } }
+      // `onUnhandled: 'error'` fails the handshake with the fake's 404 and its message; anything else is the protocol's 500.
+      const message = (error as Error).message
+      result = { kind: 'reject', response: message.startsWith('dockside:') ? jsonError(404, message) : errorResponse(error) }
     }
-    if (result.kind === 'reject') {
+    if (result.kind !== 'accept') {
       const { status, headers, body } = result.response
       this.handshake = { status, headers: { ...headers }, body }
       return later(() => this.#fail())

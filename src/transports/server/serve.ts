@@ -2,6 +2,7 @@ import type * as Http from 'node:http'
 import type * as Https from 'node:https'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { errorResponse } from '../../protocol/http'
 import type { Protocol } from '../../protocol/router'
 import type { ProtoRequest, ProtoResponse, UpgradeResult } from '../../protocol/types'
 
@@ -148,8 +149,8 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
       .then((answer) => writeResponse(res, answer, req.method === 'HEAD'))
       .catch((error: unknown) => {
         if (!res.headersSent) {
-          const body = JSON.stringify({ message: `internal error: ${(error as Error).message}` })
-          res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
+          const answer = errorResponse(error)
+          res.writeHead(answer.status, answer.headers).end(answer.body)
         } else res.destroy()
       })
       .finally(() => req.resume())
@@ -164,19 +165,12 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     protocol
       .upgrade(toProtoRequest(req, controller.signal))
       .then((result) => finishUpgrade(req, socket, head, result, controller))
-      .catch((error: unknown) => {
-        const body = JSON.stringify({ message: `internal error: ${(error as Error).message}` })
-        writeRaw(socket, { status: 500, headers: { 'content-type': 'application/json' }, body })
-      })
+      .catch((error: unknown) => writeRaw(socket, errorResponse(error)))
   }
 
   const finishUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer, result: UpgradeResult, controller: AbortController) => {
     if (socket.destroyed) return
-    if (result.kind === 'not-found') {
-      const body = JSON.stringify({ message: `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.` })
-      return writeRaw(socket, { status: 404, headers: { 'content-type': 'application/json' }, body })
-    }
-    if (result.kind === 'reject') return writeRaw(socket, result.response)
+    if (result.kind !== 'accept') return writeRaw(socket, result.response)
     wss.handleUpgrade(req, socket, head, (ws) => {
       live.add(ws)
       const session = result.open({

@@ -165,7 +165,8 @@ export class InProcessWebSocket extends EventTarget {
       this.handshake = { status, headers: { ...headers }, body }
       return later(() => this.#fail())
     }
-    if (this.#state !== InProcessWebSocket.CONNECTING) return this.#fail()
+    // Closed by the client meanwhile: its own pending failure (close() in CONNECTING) ends the socket, once.
+    if (this.#state !== InProcessWebSocket.CONNECTING) return
     const pipe = pipes.get(region)
     if (!pipe) return later(() => this.#fail())
     const open = result.open
@@ -237,10 +238,7 @@ export class InProcessWebSocket extends EventTarget {
     if (this.#state === InProcessWebSocket.CONNECTING) {
       // Closing before the handshake completed fails the connection, as in a browser or undici.
       this.#state = InProcessWebSocket.CLOSING
-      return void later(() => {
-        this.#state = InProcessWebSocket.CONNECTING
-        this.#fail()
-      })
+      return void later(() => this.#fail())
     }
     this.#state = InProcessWebSocket.CLOSING
     // mock-socket delivers the close (with the code the client chose, 1005 when none) after its 4 ms delay.

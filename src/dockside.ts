@@ -1,6 +1,7 @@
 import type { FaultPlan } from './faults/plan'
 import type { RateLimiter } from './faults/rate-limit'
 import type { DeliveryTracker } from './service/delivery'
+import { maintenanceRestart } from './protocol/events'
 import { createProtocol, type Protocol } from './protocol/router'
 import { hostTimers, wallNow } from './runtime/host-timers'
 import { applyScenario } from './scenario/apply'
@@ -130,11 +131,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   const hooks = new Set<{ restore(): void }>()
   let closed = false
 
-  const restart = () => {
-    const n = protocol.hub.closeAll(1001, 'server restarting for maintenance; reconnect to continue')
-    svc.journal.record('maintenance.restart', { closed: n })
-    return n
-  }
+  const restart = () => maintenanceRestart(svc, protocol.hub)
   const listeners = { journal: new Set<(v: JournalEntry) => void>(), event: new Set<(v: ServiceEvent) => void>() }
   const everything = compileFilters({})
   const build = () => {
@@ -204,8 +201,16 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
       if (closed) return
       closed = true
       const errors: unknown[] = []
+      // Reverse order of creation; a step that fails does not stop the others, and its error is kept.
       for (const s of [...servers].reverse()) await s.close().catch((e: unknown) => errors.push(e))
-      for (const h of hooks) h.restore()
+      for (const h of [...hooks].reverse()) {
+        try {
+          h.restore()
+        } catch (e) {
+          errors.push(e)
+        }
+      }
+      hooks.clear()
       protocol.hub.closeAll(1001, 'the fake is closing')
       svc.clock.dispose()
       if (errors.length) throw new AggregateError(errors, 'Some parts of the fake failed to close.')

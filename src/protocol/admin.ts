@@ -1,6 +1,6 @@
 import { InvalidInputError, NotFoundError } from '../service/errors'
 import type { Service } from '../service/service'
-import type { SocketHub } from './events'
+import { maintenanceRestart, type SocketHub } from './events'
 import { json, type Target } from './http'
 import type { ProtocolHost } from './router'
 import type { ProtoRequest, ProtoResponse } from './types'
@@ -169,11 +169,8 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       if (typeof reason !== 'string' || new TextEncoder().encode(reason).length > 123) throw new InvalidInputError('"reason" must be a string of at most 123 bytes.')
       return json(200, { closed: hub.closeAll(code, reason) })
     }
-    case 'POST restart': {
-      const closed = hub.closeAll(1001, 'server restarting for maintenance; reconnect to continue')
-      svc.journal.record('maintenance.restart', { closed })
-      return json(200, { closed })
-    }
+    case 'POST restart':
+      return json(200, { closed: maintenanceRestart(svc, hub) })
     case 'GET clock':
       return json(200, { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), nowMs: svc.clock.now(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending })
     case 'POST clock/advance': {

@@ -50,6 +50,13 @@ export function createHub(): SocketHub & { add(s: LiveSocket): void; delete(s: L
   }
 }
 
+/** A maintenance restart: closes every events socket with 1001 and journals it; returns how many closed. */
+export function maintenanceRestart(svc: Service, hub: SocketHub): number {
+  const closed = hub.closeAll(1001, 'server restarting for maintenance; reconnect to continue')
+  svc.journal.record('maintenance.restart', { closed })
+  return closed
+}
+
 const TIMESTAMP = /^(\d+)(?:\.(\d{1,9}))?$/
 
 /** Parses Docker's `sec[.nanos]` timestamps into epoch milliseconds. */

@@ -307,6 +307,8 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
       poke()
     }
     req.signal.addEventListener('abort', onAbort, { once: true })
+    // A reset or close of the fake disposes this service's clock: the stream ends instead of waiting forever.
+    svc.clock.lifetime.addEventListener('abort', onAbort, { once: true })
     let sent = 0
     let how = 'server' as 'server' | 'client' | 'drop'
     let stopTimer = () => {}
@@ -344,6 +346,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
       stop()
       stopTimer()
       req.signal.removeEventListener('abort', onAbort)
+      svc.clock.lifetime.removeEventListener('abort', onAbort)
       svc.deliveries.closed(key, id, how, how === 'drop' ? 1006 : 1000, how === 'client' ? 'client went away' : 'stream ended')
     }
   }

@@ -145,6 +145,8 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       while (active.length) {
         if (!(await deps.clock.sleep(TICK_MS, req.signal))) {
           deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes })
+          // Not the client going away: the fake was reset or closed under the push. Say so, rather than hang or end silently.
+          if (!req.signal.aborted) yield errorLine(`push of ${repository}:${tag} interrupted: the fake was reset or closed; this tag was not pushed`)
           return
         }
         const share = Math.max(1, Math.floor((deps.bandwidth * TICK_MS) / 1000 / active.length))

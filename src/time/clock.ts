@@ -59,8 +59,10 @@ export interface Clock {
   readonly startedAt: number
   /** Runs `fn` after `delay` of clock time. */
   schedule(delay: Duration, fn: () => void, kind?: TimerKind): TimerHandle
-  /** Resolves after `delay` of clock time; resolves early (with `false`) when `signal` aborts. */
+  /** Resolves after `delay` of clock time; resolves early (with `false`) when `signal` aborts or the clock is disposed. */
   sleep(delay: Duration, signal?: AbortSignal, kind?: TimerKind): Promise<boolean>
+  /** Aborts when the clock is disposed (the fake was reset or closed): streams that wait on events end then. */
+  readonly lifetime: AbortSignal
   /** Moves time forward by `delay`, firing due timers in order (virtual and auto modes). */
   advance(delay: Duration): Promise<void>
   /** Fires timers until none is left (or the loop limit is hit). */
@@ -104,6 +106,8 @@ export function createClock(options: ClockOptions = {}): Clock {
   let immediatePending = false
   let disposed = false
   let waits = 0
+  const sleepers = new Set<() => void>()
+  const lifetime = new AbortController()
 
   const wallDerived = () => startedAt + (host!.now() - hostBase) * (mode === 'real' ? speed : 1) + skipped
 
@@ -200,6 +204,7 @@ export function createClock(options: ClockOptions = {}): Clock {
 
   const clock: Clock = {
     mode,
+    lifetime: lifetime.signal,
     startedAt,
     now: syncNow,
     elapsed: () => syncNow() - startedAt,
@@ -228,15 +233,18 @@ export function createClock(options: ClockOptions = {}): Clock {
     },
     sleep(delay, signal, kind = 'wait') {
       return new Promise<boolean>((resolve) => {
-        if (signal?.aborted) return resolve(false)
+        if (signal?.aborted || disposed) return resolve(false)
         const onAbort = () => {
           handle.cancel()
+          sleepers.delete(onAbort)
           resolve(false)
         }
         const handle = clock.schedule(delay, () => {
           signal?.removeEventListener('abort', onAbort)
+          sleepers.delete(onAbort)
           resolve(true)
         }, kind)
+        sleepers.add(onAbort)
         signal?.addEventListener('abort', onAbort, { once: true })
       })
     },
@@ -281,6 +289,9 @@ export function createClock(options: ClockOptions = {}): Clock {
     },
     dispose() {
       disposed = true
+      // A sleep never outlives its clock: it ends as if aborted, so streams waiting on it finish.
+      for (const wake of sleepers) wake()
+      lifetime.abort()
       if (hostHandle !== undefined) host?.cancel(hostHandle)
       hostHandle = undefined
       for (const t of queue) t.cancelled = true

@@ -46,14 +46,15 @@ async function serve(argv: string[]) {
   } catch (error) {
     fail(`${(error as Error).message}\n${USAGE}`)
   }
-  const port = Number(values.port)
+  // Digits only: Number() would take '', ' ', '0x10' and '1e3'.
+  const port = /^\d{1,5}$/.test(values.port as string) ? Number(values.port) : NaN
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${values.port}: expected 0-65535`)
-  const seed = values.seed === undefined ? undefined : Number(values.seed)
+  const seed = values.seed === undefined ? undefined : /^-?\d+$/.test(values.seed as string) ? Number(values.seed) : NaN
   if (seed !== undefined && !Number.isSafeInteger(seed)) fail(`invalid --seed ${values.seed}: expected an integer`)
   const clockFlag = values.clock as ClockMode | undefined
   if (clockFlag !== undefined && !['real', 'auto', 'virtual'].includes(clockFlag)) fail(`invalid --clock ${clockFlag}: expected real, auto or virtual`)
   const speed = values.speed === undefined ? undefined : Number(values.speed)
-  if (speed !== undefined && !(speed > 0)) fail(`invalid --speed ${values.speed}: expected a number above 0`)
+  if (speed !== undefined && !(speed > 0 && Number.isFinite(speed) && (values.speed as string).trim() !== '')) fail(`invalid --speed ${values.speed}: expected a finite number above 0`)
 
   let scenario
   if (values.scenario) {

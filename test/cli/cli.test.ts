@@ -166,6 +166,11 @@ describe('dockside serve', () => {
     [['serve', '--clock', 'fast'], /invalid --clock fast: expected real, auto or virtual/],
     [['serve', '--seed', '1.5'], /invalid --seed 1\.5: expected an integer/],
     [['serve', '--speed', '0'], /invalid --speed 0/],
+    // Audit: Number() took these, so '' and '0x10' listened on a port nobody asked for, Infinity broke the real clock.
+    [['serve', '--port', ''], /invalid --port : expected 0-65535/],
+    [['serve', '--port', '0x10'], /invalid --port 0x10: expected 0-65535/],
+    [['serve', '--seed', ''], /invalid --seed : expected an integer/],
+    [['serve', '--speed', 'Infinity'], /invalid --speed Infinity: expected a finite number above 0/],
     [['frobnicate'], /unknown command "frobnicate"/],
     [['validate'], /validate needs a FILE/],
   ])('refuses %j with exit 2', async (args, message) => {

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../service/errors'
+import { checkCloseCode } from '../service/close-code'
 import type { Filters } from '../service/filters'
 import type { Journal } from '../service/journal'
 import type { RandomSource } from '../service/random'
@@ -199,13 +200,7 @@ export function validateRule(rule: FaultRule): FaultRule {
     if (rule[flag] !== undefined && rule[flag] !== true) throw new InvalidInputError(`A fault "${flag}" must be true.`)
   }
   if (rule.close !== undefined) {
-    const c = rule.close?.code
-    if (!Number.isInteger(c) || !(c === 1000 || (c >= 1001 && c <= 1014 && ![1004, 1005, 1006].includes(c)) || (c >= 3000 && c <= 4999))) {
-      throw new InvalidInputError(`Invalid close code ${c}: expected 1000-1003, 1007-1014 or 3000-4999.`)
-    }
-    if (rule.close.reason !== undefined && (typeof rule.close.reason !== 'string' || new TextEncoder().encode(rule.close.reason).length > 123)) {
-      throw new InvalidInputError('A fault close "reason" must be a string of at most 123 bytes.')
-    }
+    checkCloseCode(rule.close?.code, rule.close?.reason, 'fault close')
   }
   if (rule.dribble !== undefined) {
     if (typeof rule.dribble !== 'object' || rule.dribble.line === undefined) throw new InvalidInputError('A fault "dribble" needs "line": the time between lines, e.g. {"line":"200ms"}.')

@@ -1,4 +1,5 @@
 import { InvalidInputError, NotFoundError } from '../service/errors'
+import { checkCloseCode } from '../service/close-code'
 import type { Service } from '../service/service'
 import { maintenanceRestart, type SocketHub } from './events'
 import { json, type Target } from './http'
@@ -163,11 +164,8 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       const body = await readJson(req)
       const code = body.code ?? 1011
       const reason = body.reason ?? 'closed by the admin API'
-      if (typeof code !== 'number' || !Number.isInteger(code) || code < 1000 || code > 4999 || [1004, 1005, 1006, 1015].includes(code)) {
-        throw new InvalidInputError(`Invalid close "code" ${JSON.stringify(code)}: expected 1000-1003, 1007-1014 or 3000-4999.`)
-      }
-      if (typeof reason !== 'string' || new TextEncoder().encode(reason).length > 123) throw new InvalidInputError('"reason" must be a string of at most 123 bytes.')
-      return json(200, { closed: hub.closeAll(code, reason) })
+      checkCloseCode(code, reason)
+      return json(200, { closed: hub.closeAll(code, reason as string) })
     }
     case 'POST restart':
       return json(200, { closed: maintenanceRestart(svc, hub) })

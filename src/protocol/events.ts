@@ -1,4 +1,5 @@
 import type { FaultDecision } from '../faults/plan'
+import { checkCloseCode } from '../service/close-code'
 import { InvalidInputError } from '../service/errors'
 import type { ServiceEvent } from '../service/events'
 import { compileFilters, parseFilters, type CompiledFilter } from '../service/filters'
@@ -38,6 +39,8 @@ export function createHub(): SocketHub & { add(s: LiveSocket): void; delete(s: L
     add: (s) => sockets.add(s),
     delete: (s) => sockets.delete(s),
     closeAll(code, reason) {
+      // Checked here, the one place every close path goes through (library, admin API, timeline).
+      checkCloseCode(code, reason)
       const all = [...sockets]
       for (const s of all) s.close(code, reason)
       return all.length

@@ -36,7 +36,6 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 410: 'Gone', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }
 
 const WS_KEY = /^[+/0-9A-Za-z]{22}==$/
 
@@ -123,7 +122,7 @@ async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, he
 function writeRaw(socket: Duplex, answer: ProtoResponse & { body?: string }) {
   const body = answer.body ?? ''
   const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }
-  const lines = [`HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Error'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
+  const lines = [`HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status] ?? 'Error'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
   socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`)
 }
 

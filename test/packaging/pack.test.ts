@@ -33,6 +33,24 @@ test('push and events in process', async ({ dockside }) => {
 })
 `
 
+const typesCheck = `import { createDockside, type Dockside, type FaultRule, type Scenario } from 'dockside'
+import { serve, selfSignedCertificate } from 'dockside/server'
+import { intercept } from 'dockside/intercept'
+import { test } from 'dockside/vitest'
+const fake: Dockside = createDockside({ seed: 1, clock: 'virtual', maxConnectionAge: '1h' })
+const rule: FaultRule = { on: 'events', reply: 429, retryAfter: 5 }
+fake.faults.add(rule).times(2)
+const scenario: Scenario = { seed: 2, containers: [{ name: 'web', image: 'nginx', running: true }] }
+void scenario
+void serve
+void selfSignedCertificate
+void intercept
+void test
+const web = fake.containers.create({ name: 'web', image: 'nginx' })
+web.stop({ exitCode: 137 })
+export const n: number = fake.clock.pending
+`
+
 it('the packed tarball installs into a fresh project and its vitest fixture and hooks work there', async () => {
   // Stage the package with a fresh build of the current source; the repo's own dist/ is not touched.
   const stage = join(work, 'stage')
@@ -51,7 +69,17 @@ it('the packed tarball installs into a fresh project and its vitest fixture and 
   mkdirSync(join(project, 'test'), { recursive: true })
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }))
   const vitestVersion = (JSON.parse(readFileSync(join(repo, 'node_modules/vitest/package.json'), 'utf8')) as { version: string }).version
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, filename), `vitest@${vitestVersion}`], { cwd: project })
+  const tsVersion = (JSON.parse(readFileSync(join(repo, 'node_modules/typescript/package.json'), 'utf8')) as { version: string }).version
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, filename), `vitest@${vitestVersion}`, `typescript@${tsVersion}`, '@types/node@22'], { cwd: project })
+
+  // The emitted .d.ts files type-check a consumer of every entry point (and reject a misuse).
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023', 'esnext.disposable', 'dom'], types: ['node'], noEmit: true, skipLibCheck: false }, include: ['types.ts'] }))
+  writeFileSync(join(project, 'types.ts'), typesCheck)
+  const typed = await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)
+  expect(typed).toBe('')
+  writeFileSync(join(project, 'types.ts'), `${typesCheck}\nfake.containers.create({ name: 'x' })\n`)
+  const misuse = await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => 'compiled', (e: { stdout: string }) => e.stdout)
+  expect(misuse).toMatch(/Property 'image' is missing/)
   writeFileSync(join(project, 'test/user.test.js'), userTest)
   const result = await run('npx', ['vitest', 'run', '--reporter=verbose'], { cwd: project, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } }).catch((e: { stdout: string; stderr: string }) => e)
   expect(result.stdout + result.stderr).toMatch(/✓ .*push and events in process/)

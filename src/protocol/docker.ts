@@ -42,7 +42,8 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
       ContainersRunning: containers.filter((c) => c.state === 'running').length,
       ContainersPaused: 0,
       ContainersStopped: containers.filter((c) => c.state !== 'running').length,
-      Images: svc.images.list().length,
+      // Docker counts images, not tags: two tags of one image are one.
+      Images: new Set(svc.images.list().map((e) => e.image)).size,
       ServerVersion: '28.2.2',
       OperatingSystem: 'dockside (fake)',
       OSType: 'linux',

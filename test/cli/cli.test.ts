@@ -89,10 +89,16 @@ describe('dockside serve', () => {
     expect(s.port).toBeGreaterThan(0)
     expect(s.stdout()).toMatch(/seed: 42/)
     expect(s.stdout()).toMatch(/scenario: demo/)
+    // `serve` defaults to the real clock, so the demo unfolds at human pace.
+    expect(s.stdout()).toMatch(/clock: real/)
     const res = await fetch(`${s.url}/_ping`)
     expect(res.status).toBe(200)
     expect(await res.text()).toBe('OK')
     await s.waitFor(/request GET \/_ping -> 200/)
+    // A fault decision is logged on one line too.
+    await fetch(`${s.url}/_dockside/faults`, { method: 'POST', body: '{"id":"nope","on":"push","reply":500}' })
+    expect((await fetch(`${s.url}/images/localhost:5000/team/app/push?tag=1.0`, { method: 'POST' })).status).toBe(500)
+    await s.waitFor(/fault +nope on push: reply .*"status":500/)
     s.child.kill('SIGINT')
     expect(await s.exit).toEqual({ code: 0, signal: null })
     expect(s.stderr()).toBe('')

@@ -72,6 +72,20 @@ describe.skipIf(skip)("Python websockets (Debian's python3-websockets) on the ev
     expect(fake.journal.ofType('auth.signed').at(-1)).toMatchObject({ accessKey: 'AKPY', verified: true })
   })
 
+  it('signed headers are accepted as they are when no access keys are configured', async () => {
+    fake = createDockside({ seed: 9 })
+    const server = await fake.listen({ port: 0 })
+    const web = fake.containers.create({ name: 'web', image: 'nginx' })
+    // Any secret and a date a day off: nothing is verified without keys, and nothing is refused.
+    const r = await client(fake, `${server.wsUrl}/events/ws`, ['--sign', 'AKANY', 'any-secret', 'us-west-1', hyperDate(fake.clock.now() - 86_400_000)], () => {
+      web.start()
+      fake.closeSockets(1000, 'done')
+    })
+    expect(r.frames?.map((f) => f.Action)).toEqual(['start'])
+    expect(r.close).toEqual({ code: 1000, reason: 'done' })
+    expect(fake.journal.ofType('auth.signed').at(-1)).toMatchObject({ accessKey: 'AKANY', verified: false })
+  })
+
   it('is refused before the upgrade for a wrong secret and for a date more than 5 minutes from the clock', async () => {
     fake = createDockside({ accessKeys: { AKPY: 'python-secret' } })
     const server = await fake.listen({ port: 0 })

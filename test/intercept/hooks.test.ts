@@ -1,4 +1,5 @@
 import http from 'node:http'
+import https from 'node:https'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import WS from 'ws'
 import { createDockside, type Dockside } from '../../src/index'
@@ -230,8 +231,8 @@ describe('bare intercept() function', () => {
   })
 })
 
-describe('known limits', () => {
-  it('a TransportReset mid-body ends fetch cleanly in process (a real reset errors it): the documented limit', async () => {
+describe('streamed bodies, as on the server', () => {
+  it('a TransportReset mid-body fails fetch with TypeError: terminated and node:http with aborted, as a real reset does', async () => {
     const { TransportReset } = await import('../../src/protocol/types')
     const fake = fresh()
     async function* body() {
@@ -240,8 +241,40 @@ describe('known limits', () => {
     }
     const resetting = { ...fake.protocol, handle: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: body() }) }
     await using _h = await intercept({ ...fake, protocol: resetting, seed: 1 } as unknown as Dockside)
-    const res = await fetch(`${WEST}/_ping`)
-    // On the server the same body gives `TypeError: terminated`; in process nock can only end the stream.
-    expect(await res.text()).toBe('{"status":"one"}\n')
+    const read = async (url: string) => {
+      const res = await fetch(url)
+      const reader = res.body!.getReader()
+      let text = ''
+      try {
+        for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value)
+        return { text, error: undefined, chunked: res.headers.get('transfer-encoding') }
+      } catch (error) {
+        return { text, error: String(error), chunked: res.headers.get('transfer-encoding') }
+      }
+    }
+    const inProcess = await read(`${WEST}/_ping`)
+    expect(inProcess).toEqual({ text: '{"status":"one"}\n', error: 'TypeError: terminated', chunked: 'chunked' })
+    // node:https through the same hook (the conformance reset cases check fetch against the real server).
+    const viaHttp = await new Promise<string>((resolve) => {
+      https.get(`${WEST}/_ping`, (res) => {
+        res.on('data', () => {})
+        res.on('error', (e) => resolve(e.message))
+        res.on('end', () => resolve('clean end'))
+      })
+    })
+    expect(viaHttp).toBe('aborted')
+  })
+
+  it('headers arrive before the first body byte: fetch of an idle GET /events stream resolves at once', async () => {
+    const fake = fresh()
+    await using _h = await fake.intercept()
+    const controller = new AbortController()
+    const res = await fetch(`${WEST}/events`, { signal: controller.signal })
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'application/json'])
+    const reader = res.body!.getReader()
+    const next = reader.read()
+    fake.containers.create({ name: 'w', image: 'busybox' }).start()
+    expect(JSON.parse(new TextDecoder().decode((await next).value)).Action).toBe('start')
+    controller.abort()
   })
 })

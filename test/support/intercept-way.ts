@@ -14,10 +14,4 @@ export const interceptWay: WayIn = {
       close: async () => hooks.restore(),
     }
   },
-  unsupported: {
-    'chaos: push: a transport reset mid-push (the client sees the connection fail, not an error line)':
-      'nock ends a destroyed body cleanly; a real reset (fetch TypeError: terminated) needs the real server (docs/in-process.md)',
-    'chaos: push: a truncated JSON line, then a reset':
-      'nock ends a destroyed body cleanly; a real reset (fetch TypeError: terminated) needs the real server (docs/in-process.md)',
-  },
 }

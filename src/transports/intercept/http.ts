@@ -11,10 +11,13 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 /** Turns the protocol's async-iterable body into a byte stream that nock plays back progressively. */
 function toReadable(body: AsyncIterable<string>): Readable {
   async function* bytes() {
+    // An empty first chunk makes the interceptor write the status line and headers at once, as the server's
+    // flushHeaders() does: `await fetch()` resolves before the first line (an idle GET /events stream included).
+    yield Buffer.alloc(0)
     for await (const chunk of body) if (chunk !== '') yield Buffer.from(chunk)
   }
-  // objectMode false: nock pulls chunk by chunk, so the body is read only as fast as the client reads.
-  return Readable.from(bytes(), { objectMode: false })
+  // Object mode keeps the empty chunk; highWaterMark 1: the body is read only as fast as the client reads.
+  return Readable.from(bytes(), { objectMode: true, highWaterMark: 1 })
 }
 
 function toProtoRequest(request: Request): ProtoRequest {
@@ -40,8 +43,13 @@ async function answer(region: HookedRegion, request: Request): Promise<[number, 
   return finish(await region.protocol.handle(proto))
 
   function finish(res: ProtoResponse): [number, string | Readable, Record<string, string>] {
-    const body = request.method === 'HEAD' || res.body === undefined ? '' : typeof res.body === 'string' ? res.body : toReadable(res.body)
-    return [res.status, body, res.headers]
+    if (request.method === 'HEAD' || res.body === undefined) return [res.status, '', res.headers]
+    if (typeof res.body === 'string') return [res.status, res.body, res.headers]
+    // Chunked framing, as node:http uses for a body of unknown length: without it the interceptor frames the body
+    // by closing the connection, so a TransportReset mid-body would look like a clean end to fetch. With it, fetch
+    // fails with `TypeError: terminated` and node:http with 'aborted', exactly as against the server.
+    const hasLength = Object.keys(res.headers).some((k) => k.toLowerCase() === 'content-length')
+    return [res.status, toReadable(res.body), hasLength ? res.headers : { ...res.headers, 'transfer-encoding': 'chunked' }]
   }
 }
 

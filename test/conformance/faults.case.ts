@@ -13,10 +13,27 @@ export const faultCases: Case[] = [
       expect(refused.status).toBe(429)
       if (refused.body !== undefined) {
         expect(refused.headers['retry-after']).toBe('7')
+        expect(refused.headers['content-length']).toBe(String(Buffer.byteLength(refused.body)))
         expect(JSON.parse(refused.body).message).toMatch(/too many requests/)
       }
       expect((await h.connect('/events/ws')).status).toBe(101)
       expect(fake.journal.ofType('fault')).toHaveLength(1)
+    },
+  },
+  {
+    name: '500 to the next two events connections, with a JSON message and Content-Length',
+    async run({ fake, h }) {
+      fake.faults.add({ on: 'events', reply: 500, times: 2, message: 'events backend down' })
+      for (const status of [500, 500, 101]) {
+        const ws = await h.connect('/events/ws')
+        expect(ws.status).toBe(status)
+        if (status === 500 && ws.body !== undefined) {
+          expect(ws.headers['content-type']).toBe('application/json')
+          expect(ws.headers['content-length']).toBe(String(Buffer.byteLength(ws.body)))
+          expect(JSON.parse(ws.body).message).toBe('events backend down')
+        }
+      }
+      expect(fake.journal.ofType('fault')).toHaveLength(2)
     },
   },
   {

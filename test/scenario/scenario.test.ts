@@ -204,6 +204,17 @@ describe('the timeline', () => {
     expect(probe.messages).toHaveLength(2)
   })
 
+  it('registries are open, need a username and password, or need a token, as the scenario says', async () => {
+    const scenario = await parseScenario('registries:\n  - host: open:5000\n  - host: basic:5000\n    username: u\n    password: p\n  - host: tok:5000\n    token: t0k\n', 'regs.yaml')
+    await using fake = createDockside({ scenario })
+    expect(['open:5000', 'basic:5000', 'tok:5000'].map((h) => fake.registries.get(h).auth)).toEqual([
+      { kind: 'open' },
+      { kind: 'basic', username: 'u', password: 'p' },
+      { kind: 'token', token: 't0k' },
+    ])
+    expect((await refusal(validateScenario({ registries: [{ host: 'x:1', token: 't', username: 'u' }] }, 'both.yaml'))).message).toContain('registries[0]')
+  })
+
   it('counts `at` from the clock start', async () => {
     await using fake = createDockside({ scenario: { clock: { mode: 'virtual', start: '2030-05-05T00:00:00Z' }, containers: [{ name: 'a', image: 'x' }], timeline: [{ at: '1h30m', start: 'a' }] } })
     await fake.clock.advance('1h29m')

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -217,4 +217,13 @@ describe('dockside validate', () => {
     expect((await run.exit).code).toBe(2)
     expect(run.stderr()).toMatch(/missing\.yaml: at \(root\): a readable scenario file \(ENOENT\)/)
   })
+})
+
+describe('npx dockside', () => {
+  it('runs from the checkout, offline and with an empty npm cache', async () => {
+    const cache = join(dir, 'npm-cache')
+    const run = spawnSync('npx', ['--offline', 'dockside', '--version'], { cwd: root, encoding: 'utf8', env: { ...process.env, npm_config_cache: cache }, timeout: 60_000 })
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout.trim()).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version)
+  }, 90_000)
 })

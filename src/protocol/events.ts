@@ -169,6 +169,22 @@ function admit(svc: Service, req: ProtoRequest, target: Target, q: EventsQuery):
   return { key, decisions: all }
 }
 
+/**
+ * Wraps `deliver` with a `latency` decision's per-event delay (plus its seeded jitter, one draw per event) on the clock.
+ * Order is kept: each event leaves no earlier than the one before it. Timers go into `timers` for cleanup.
+ */
+function paced(svc: Service, latency: ReturnType<typeof find<'latency'>>, deliver: (e: ServiceEvent) => void, timers: TimerHandle[]) {
+  const l = latency?.action
+  if (!latency || !l || (l.perEventMs === 0 && l.jitterMs === 0)) return deliver
+  let lastAt = 0
+  return (e: ServiceEvent) => {
+    const now = svc.clock.now()
+    const at = Math.max(lastAt, now + l.perEventMs + svc.faults.jitter(latency.rule.id, l.jitterMs, `event ${e.seq}`))
+    lastAt = at
+    timers.push(svc.clock.schedule(at - now, () => deliver(e), 'wait'))
+  }
+}
+
 /** `GET /events/ws`: refuse before the upgrade, or accept and stream frames. */
 export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, target: Target): Promise<UpgradeResult> {
   let q: EventsQuery
@@ -234,17 +250,9 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
         svc.deliveries.sent(key, id, e)
         if (ending && ending.action.afterMessages > 0 && sent >= ending.action.afterMessages) strike()
       }
-      // Per-event latency keeps order: each event leaves no earlier than the one before it.
-      let lastAt = 0
-      const deliver = (e: ServiceEvent) => {
-        if (closed) return
-        const l = latency?.action
-        if (!l || (l.perEventMs === 0 && l.jitterMs === 0)) return send(e)
-        const now = svc.clock.now()
-        const at = Math.max(lastAt, now + l.perEventMs + svc.faults.jitter(latency.rule.id, l.jitterMs, `event ${e.seq}`))
-        lastAt = at
-        timers.push(svc.clock.schedule(at - now, () => send(e), 'wait'))
-      }
+      const deliver = paced(svc, latency, (e) => {
+        if (!closed) send(e)
+      }, timers)
       hub.add(live)
       svc.deliveries.opened(key, id, 'ws', q.since)
       svc.journal.record('ws.open', { socket: id, client: key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
@@ -280,6 +288,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
   if (gone) return jsonError(410, gone)
   const stall = find(decisions, 'stall')
   const ending = find(decisions, 'close') ?? find(decisions, 'drop')
+  const latency = find(decisions, 'latency')
   const format = svc.options.timeFormat
   const id = nextSocketId(svc)
   async function* lines(): AsyncGenerator<string> {
@@ -291,15 +300,21 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
       wake = undefined
     }
     svc.deliveries.opened(key, id, 'stream', q.since)
+    const timers: TimerHandle[] = []
     const stop = stall
       ? () => {}
       : follow(
           svc,
           q,
-          (e) => {
-            queue.push(e)
-            poke()
-          },
+          paced(
+            svc,
+            latency,
+            (e) => {
+              queue.push(e)
+              poke()
+            },
+            timers,
+          ),
           () => {
             done = true
             poke()
@@ -314,15 +329,19 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
     svc.clock.lifetime.addEventListener('abort', onAbort, { once: true })
     let sent = 0
     let how = 'server' as 'server' | 'client' | 'drop'
+    let ended = { code: 1000, reason: 'stream ended' }
     let stopTimer = () => {}
     try {
       // An empty first chunk makes the transport flush headers before the first event.
       yield ''
       const strikeNow = () => {
-        if (ending!.action.kind === 'drop') {
+        const a = ending!.action
+        if (a.kind === 'drop') {
           how = 'drop'
           throw new TransportReset('events stream dropped by an injected fault')
         }
+        // HTTP has no close code: the stream ends cleanly, and the report keeps the fault's code and reason.
+        if (a.kind === 'close') ended = { code: a.code, reason: a.reason }
       }
       if (ending && ending.action.afterMessages === 0 && ending.action.afterTimeMs === undefined) return strikeNow()
       let struck = false
@@ -348,9 +367,10 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
     } finally {
       stop()
       stopTimer()
+      for (const t of timers) t.cancel()
       req.signal.removeEventListener('abort', onAbort)
       svc.clock.lifetime.removeEventListener('abort', onAbort)
-      svc.deliveries.closed(key, id, how, how === 'drop' ? 1006 : 1000, how === 'client' ? 'client went away' : 'stream ended')
+      svc.deliveries.closed(key, id, how, how === 'drop' ? 1006 : ended.code, how === 'client' ? 'client went away' : ended.reason)
     }
   }
   return { status: 200, headers: { 'content-type': 'application/json' }, body: lines() }

@@ -103,17 +103,26 @@ export const chaosCases: Case[] = [
     },
   },
   {
-    name: 'refuse the next 2 reconnects, never the first connect',
+    name: 'refuse the next 2 reconnects, never the first connect; the report measures the backoff between attempts',
     async run({ fake, h }) {
       fake.faults.add({ id: 'refuse', on: 'events', refuse: 2, retryAfter: 3 })
       const first = await h.connect('/events/ws?client=r')
       expect(first.status).toBe(101)
+      const recorded = journalEntry(fake, 'ws.close')
       first.close()
       await first.closed
+      await recorded
+      // The client backs off 1 s, then 2 s, then 3 s of clock time: the report measures each interval.
+      await fake.clock.advance('1s')
       expect((await h.connect('/events/ws?client=r')).status).toBe(503)
+      await fake.clock.advance('2s')
       expect((await h.connect('/events/ws?client=r')).status).toBe(503)
+      await fake.clock.advance('3s')
       expect((await h.connect('/events/ws?client=r')).status).toBe(101)
-      expect(fake.deliveries.report('r').refusals.map((r) => r.retryAfter)).toEqual([3, 3])
+      const report = fake.deliveries.report('r')
+      expect(report.refusals.map((r) => r.retryAfter)).toEqual([3, 3])
+      expect(report.backoffMs).toEqual([1000, 2000, 3000])
+      expect(report.timeline.map((t) => t.kind)).toEqual(['attempt', 'open', 'close', 'attempt', 'refused', 'attempt', 'refused', 'attempt', 'open'])
     },
   },
   {
@@ -319,6 +328,168 @@ export const chaosCases: Case[] = [
       expect((await ws.closed).code).toBe(1006)
       expect((await h.fetch('/_dockside/rate-limit', { method: 'DELETE' })).status).toBe(200)
       void fake
+    },
+  },
+  {
+    name: 'every reply status on both sites: 400, 404, 429, 500, 503 with a JSON message, Retry-After on 429 and 503 only',
+    async run({ fake, h }) {
+      fake.images.add('localhost:5000/app:1', { layers: 1 })
+      for (const status of [400, 404, 429, 500, 503]) {
+        fake.faults.add({ on: 'events', reply: status })
+        const ws = await h.connect('/events/ws')
+        expect(ws.status).toBe(status)
+        if (ws.body !== undefined) {
+          expect(JSON.parse(ws.body).message).toBeTruthy()
+          expect(ws.headers['retry-after']).toBe(status === 429 || status === 503 ? '1' : undefined)
+        }
+        fake.faults.add({ on: 'push', reply: status, retryAfter: status === 503 ? 9 : undefined })
+        const push = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST' })
+        expect(push.status).toBe(status)
+        expect((await push.json()).message).toBeTruthy()
+        expect(push.headers.get('retry-after')).toBe(status === 429 ? '1' : status === 503 ? '9' : null)
+      }
+      expect(fake.faults.pending()).toEqual([])
+    },
+  },
+  {
+    name: 'events: a stall never answers the handshake; the client gives up and nothing was opened',
+    async run({ fake, h }) {
+      fake.faults.add({ on: 'events', stall: true })
+      const stalled = journalEntry(fake, 'fault')
+      // The global WebSocket: on the server way it is undici's on a real socket; in process, the hook's.
+      const ws = new WebSocket(`${h.wsBaseUrl}/events/ws?client=stuck`)
+      const events: string[] = []
+      ws.addEventListener('open', () => events.push('open'))
+      const closed = new Promise<number>((r) => ws.addEventListener('close', (e) => r(e.code)))
+      await stalled
+      await fake.clock.advance('60s')
+      await new Promise((r) => setTimeout(r, 20))
+      expect(events).toEqual([])
+      expect(ws.readyState).toBe(WebSocket.CONNECTING)
+      // The client's connect timeout fires: it gives up, and the fake let go of the request.
+      ws.close()
+      expect(await closed).toBe(1006)
+      expect(fake.journal.ofType('ws.open')).toHaveLength(0)
+      expect(fake.deliveries.report('stuck').connections).toEqual([])
+    },
+  },
+  {
+    name: 'Docker /events: a stall sends headers, then silence while events happen',
+    async run({ fake, h }) {
+      fake.faults.add({ on: 'events', stall: true })
+      const controller = new AbortController()
+      const res = await h.fetch('/events', { signal: controller.signal })
+      expect(res.status).toBe(200)
+      const c = fake.containers.create({ name: 'quiet', image: 'busybox' })
+      c.start()
+      c.stop()
+      const reader = res.body!.getReader()
+      let got = ''
+      void reader.read().then(
+        (r) => (got += new TextDecoder().decode(r.value)),
+        () => {},
+      )
+      await fake.clock.advance('30s')
+      await new Promise((r) => setTimeout(r, 20))
+      expect(got).toBe('')
+      controller.abort()
+    },
+  },
+  {
+    name: 'Docker /events: per-event latency with seeded jitter keeps the order, one draw per event',
+    async run({ fake, h }) {
+      fake.faults.add({ on: 'events', latency: { perEvent: '1s', jitter: '500ms' } })
+      const c = fake.containers.create({ name: 'late', image: 'busybox' })
+      const res = await h.fetch('/events?client=late')
+      c.start()
+      c.stop()
+      const reader = res.body!.getReader()
+      let text = ''
+      const read = (async () => {
+        for (;;) {
+          const r = await reader.read()
+          if (r.done) return
+          text += new TextDecoder().decode(r.value)
+          if (text.split('\n').length > 2) return
+        }
+      })()
+      await fake.clock.advance('999ms')
+      await new Promise((r) => setTimeout(r, 20))
+      expect(text).toBe('')
+      expect(fake.deliveries.report('late').delivered).toBe(0)
+      await fake.clock.advance('1s')
+      await read
+      expect(text.trim().split('\n').map((l) => JSON.parse(l).Action)).toEqual(['start', 'stop'])
+      expect(fake.journal.ofType('fault.draw').filter((d) => String(d.purpose).startsWith('event'))).toHaveLength(2)
+      await reader.cancel()
+    },
+  },
+  {
+    name: 'Docker /events: a drop after N lines fails the stream like a reset; a close ends it cleanly',
+    async run({ fake, h }) {
+      const c = fake.containers.create({ name: 'cut', image: 'busybox' })
+      for (const [rule, fails] of [[{ on: 'events', drop: true, afterMessages: 1 }, true], [{ on: 'events', close: { code: 4000 }, afterMessages: 1 }, false]] as const) {
+        fake.faults.add(rule)
+        const res = await h.fetch('/events')
+        c.start()
+        c.stop()
+        const { text, failure } = await readAdvancing(fake, res)
+        expect(text.trim().split('\n')).toHaveLength(1)
+        if (fails) expect(failure).toBeInstanceOf(Error)
+        else expect(failure).toBeUndefined()
+      }
+      expect(fake.deliveries.clients()).toHaveLength(1)
+      expect(fake.deliveries.report(fake.deliveries.clients()[0]).connections.map((x) => [x.closedBy, x.code, x.reason])).toEqual([
+        ['drop', 1006, 'stream ended'],
+        ['server', 4000, 'closed by fault rule-2'],
+      ])
+    },
+  },
+  {
+    name: 'push: latency on connect answers only after clock time passes',
+    async run({ fake, h }) {
+      fake.images.add('localhost:5000/app:1', { layers: 1 })
+      fake.faults.add({ on: 'push', latency: { connect: '3s' } })
+      let answered = false
+      const arrived = journalEntry(fake, 'fault')
+      const pending = h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST' }).then((r) => ((answered = true), r))
+      await arrived
+      await fake.clock.advance(2999)
+      await new Promise((r) => setTimeout(r, 20))
+      expect(answered).toBe(false)
+      expect(fake.journal.ofType('push.start')).toHaveLength(0)
+      // Some ways in hand over headers only with the first byte: move the clock until the answer comes.
+      for (let i = 0; !answered && i < 50; i++) {
+        await fake.clock.advance('100ms')
+        await new Promise((r) => setImmediate(r))
+      }
+      const res = await pending
+      expect(res.status).toBe(200)
+      const { text } = await readAdvancing(fake, res)
+      expect(text).toContain('"aux"')
+    },
+  },
+  {
+    name: 'retention by time: a since older than retainEventsFor gets 4410 on /events/ws and 410 on Docker /events',
+    options: { retainEventsFor: '10s' },
+    async run({ fake, h }) {
+      const c = fake.containers.create({ name: 't', image: 'busybox' })
+      c.start()
+      const first = fake.events.events[0]
+      await fake.clock.advance('11s')
+      c.stop()
+      expect(fake.events.events.map((e) => e.action)).toEqual(['stop'])
+      const since = dockerTime(first.timeNano.toString())
+      const ws = await h.connect(`/events/ws?since=${since}`)
+      const closed = await ws.closed
+      expect(closed.code).toBe(4410)
+      expect(closed.reason).toMatch(new RegExp(`since ${since.replace('.', '\\.')} is older than retention; resume with since=\\d+\\.\\d{9} or later`))
+      const res = await h.fetch(`/events?since=${since}`)
+      expect(res.status).toBe(410)
+      expect((await res.json()).message).toBe(closed.reason)
+      // Within retention, the replay works.
+      const ok = await h.connect(`/events/ws?since=${dockerTime((first.timeNano + 1n).toString())}`)
+      expect(JSON.parse(await ok.nextMessage()).Action).toBe('stop')
     },
   },
 ]

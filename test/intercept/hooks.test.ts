@@ -229,9 +229,55 @@ describe('bare intercept() function', () => {
     expect(hooks.wsBaseUrl).toBe('wss://api.example.test')
     expect(await (await fetch('https://api.example.test/_ping')).text()).toBe('OK')
   })
+
+  it('baseUrl and wsBaseUrl can be different hosts; only the given ones are hooked', async () => {
+    const fake = fresh()
+    await using hooks = await intercept(fake, { baseUrl: 'https://api.example.test', wsBaseUrl: 'wss://stream.example.test:8443' })
+    expect([hooks.baseUrl, hooks.wsBaseUrl]).toEqual(['https://api.example.test', 'wss://stream.example.test:8443'])
+    expect((await probeWithGlobalWs('wss://stream.example.test:8443/events/ws')).status).toBe(101)
+    // The HTTP host's websocket address is not hooked: it goes to the platform WebSocket, which cannot resolve it.
+    const elsewhere = await probeWithGlobalWs('wss://api.example.test/events/ws')
+    expect(elsewhere.socket).not.toBeInstanceOf(InProcessWebSocket)
+    expect(elsewhere.events).toEqual(['error', 'close 1006 false'])
+    await expect(fetch('https://stream.example.test:8443/_ping')).rejects.toThrow(/fetch failed/)
+    await expect(intercept(fake, { baseUrl: 'https://api.example.test/v1' })).rejects.toThrow(/give the origin only/)
+  })
 })
 
 describe('streamed bodies, as on the server', () => {
+  it('a push arrives through fetch line by line as the clock advances (first line without waiting), 3 s for 3 MB at 1 MB/s in 500 ms steps as on the server', async () => {
+    const fake = createDockside({ seed: 5, pushBandwidth: 1_000_000 })
+    open.push(fake)
+    await using _h = await fake.intercept()
+    fake.images.add('localhost:5000/app:1', { layers: [3_000_000] })
+    const res = await fetch(`${WEST}/images/localhost:5000/app/push?tag=1`, { method: 'POST' })
+    const reader = res.body!.getReader()
+    // Each line with the clock time (ms) at which the client read it.
+    const seen: string[] = []
+    let buffer = ''
+    let done = false
+    const reading = (async () => {
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        buffer += new TextDecoder().decode(r.value)
+        const lines = buffer.split('\n')
+        buffer = lines.pop()!
+        for (const l of lines) seen.push(`${fake.clock.elapsed()} ${JSON.parse(l).status ?? 'aux'}`)
+      }
+      done = true
+    })()
+    await expect.poll(() => seen.length).toBeGreaterThan(0)
+    expect(seen[0]).toBe('0 The push refers to repository [localhost:5000/app]')
+    while (!done) {
+      await fake.clock.advance('500ms')
+      await new Promise((r) => setImmediate(r))
+    }
+    await reading
+    // Progress lines at several clock times; the result only after the layer's 3 s at 1 MB/s.
+    const times = seen.map((l) => Number(l.split(' ')[0]))
+    expect(new Set(times.filter((t) => t > 0 && t < 3000)).size).toBeGreaterThanOrEqual(4)
+    expect(seen.at(-1)).toBe('3000 aux')
+  })
+
   it('a TransportReset mid-body fails fetch with TypeError: terminated and node:http with aborted, as a real reset does', async () => {
     const { TransportReset } = await import('../../src/protocol/types')
     const fake = fresh()

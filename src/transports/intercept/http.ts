@@ -8,16 +8,71 @@ type Interceptor = ReturnType<ReturnType<Nock>['intercept']>
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
-/** Turns the protocol's async-iterable body into a byte stream that nock plays back progressively. */
+/** Chunks read ahead of the client, standing in for a socket's buffer (backpressure beyond that). */
+const READ_AHEAD = 64
+
+/**
+ * Turns the protocol's async-iterable body into a byte stream that nock plays back progressively.
+ * Pumped like the server's write loop: the next chunk is asked for as soon as the previous one is queued (up to
+ * {@link READ_AHEAD} chunks, which is backpressure), not when the client gets around to reading. A push paced by
+ * the clock thus moves as far per `clock.advance()` as on the server, whatever the hops between here and `fetch`.
+ * A failure (a TransportReset) reaches the client after the chunks queued before it, as on the server.
+ */
 function toReadable(body: AsyncIterable<string>): Readable {
-  async function* bytes() {
-    // An empty first chunk makes the interceptor write the status line and headers at once, as the server's
-    // flushHeaders() does: `await fetch()` resolves before the first line (an idle GET /events stream included).
-    yield Buffer.alloc(0)
-    for await (const chunk of body) if (chunk !== '') yield Buffer.from(chunk)
+  const iterator = body[Symbol.asyncIterator]()
+  // An empty first chunk makes the interceptor write the status line and headers at once, as the server's
+  // flushHeaders() does: `await fetch()` resolves before the first line (an idle GET /events stream included).
+  const queue: Buffer[] = [Buffer.alloc(0)]
+  let ended = false
+  let closed = false
+  let failure: unknown
+  let wake: (() => void) | undefined
+  let space: (() => void) | undefined
+  const notify = () => {
+    wake?.()
+    wake = undefined
   }
-  // Object mode keeps the empty chunk; highWaterMark 1: the body is read only as fast as the client reads.
-  return Readable.from(bytes(), { objectMode: true, highWaterMark: 1 })
+  const release = () => {
+    space?.()
+    space = undefined
+  }
+  void (async () => {
+    try {
+      while (!closed) {
+        const { value, done } = await iterator.next()
+        if (done || closed) break
+        if (value === '') continue
+        queue.push(Buffer.from(value))
+        notify()
+        if (queue.length >= READ_AHEAD) await new Promise<void>((resolve) => (space = resolve))
+      }
+    } catch (error) {
+      failure = error
+    }
+    ended = true
+    notify()
+  })()
+  async function* chunks() {
+    try {
+      for (;;) {
+        if (queue.length) {
+          const chunk = queue.shift()!
+          release()
+          yield chunk
+        } else if (ended) {
+          if (failure !== undefined) throw failure
+          return
+        } else await new Promise<void>((resolve) => (wake = resolve))
+      }
+    } finally {
+      // The client went away (abort) or the body ended: end the protocol's body as the server does.
+      closed = true
+      release()
+      if (!ended) void Promise.resolve(iterator.return?.()).catch(() => {})
+    }
+  }
+  // Object mode keeps the empty chunk; the read-ahead is the queue above.
+  return Readable.from(chunks(), { objectMode: true, highWaterMark: 1 })
 }
 
 function toProtoRequest(request: Request): ProtoRequest {

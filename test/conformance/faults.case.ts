@@ -21,6 +21,22 @@ export const faultCases: Case[] = [
     },
   },
   {
+    name: '500 to the next events connection is a refused handshake with a JSON message, then normal service',
+    async run({ fake, h }) {
+      fake.faults.add({ on: 'events', reply: 500, message: 'chaos: backend down' })
+      const refused = await h.connect('/events/ws')
+      expect(refused.status).toBe(500)
+      expect(refused.messages).toEqual([])
+      if (refused.body !== undefined) {
+        expect(refused.headers['content-type']).toBe('application/json')
+        expect(JSON.parse(refused.body).message).toBe('chaos: backend down')
+      }
+      expect((await refused.closed).code).toBe(1006)
+      expect((await h.connect('/events/ws')).status).toBe(101)
+      expect(fake.journal.ofType('request').map((e) => e.status)).toEqual([500, 101])
+    },
+  },
+  {
     name: '500 to the next two events connections, with a JSON message and Content-Length',
     async run({ fake, h }) {
       fake.faults.add({ on: 'events', reply: 500, times: 2, message: 'events backend down' })

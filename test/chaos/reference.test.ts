@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Dockside } from '../../src/index'
-import { installDeliveryMatchers } from '../../src/vitest/delivery-matchers'
+import type { DeliveryReport } from '../../src/service/delivery'
+import { formatDeliveryReport, installDeliveryMatchers } from '../../src/vitest/delivery-matchers'
 import { handwrittenClient, partysocketClient } from './clients'
 import { runStoryboard } from './storyboard'
 
@@ -13,6 +15,34 @@ const emittedAt = (fake: Dockside, seconds: number[]) =>
   fake.events.events.filter((e) => seconds.includes((e.timeMs - fake.clock.startedAt) / 1000)).map((e) => e.seq)
 
 const clients = { handwritten: handwrittenClient, partysocket: partysocketClient }
+
+/** The report excerpts docs/chaos.md shows under "What the fake reports", in order. */
+const DOC_EXCERPTS = (() => {
+  const doc = readFileSync(new URL('../../docs/chaos.md', import.meta.url), 'utf8')
+  const section = doc.slice(doc.indexOf('### What the fake reports'), doc.indexOf('## 5.'))
+  return [...section.matchAll(/```\n(client "reference-client"[\s\S]*?)```/g)].map((m) => m[1])
+})()
+
+/** The full report as text: the matchers' format, with every timeline line. */
+const fullReport = (r: DeliveryReport) =>
+  [formatDeliveryReport({ ...r, timeline: [] }), ...r.timeline.map((t) => `    +${(t.elapsedMs / 1000).toFixed(3)}s ${t.kind.padEnd(7)} ${t.detail}`)].join('\n')
+
+/**
+ * Every line of the doc's excerpt (without its `<- note`; `...` skips lines) starts a line of the report, in order.
+ * Fails naming the first doc line the fake did not report.
+ */
+function expectDocExcerpt(excerpt: string, r: DeliveryReport) {
+  const norm = (l: string) => l.trim().replace(/\s+/g, ' ')
+  const actual = fullReport(r).split('\n').map(norm)
+  let at = 0
+  for (const raw of excerpt.split('\n')) {
+    const line = norm(raw.replace(/<-.*$/, ''))
+    if (line === '' || line === '...') continue
+    const found = actual.findIndex((a, i) => i >= at && a.startsWith(line))
+    expect(found, `docs/chaos.md shows "${line}", which the fake did not report (in this order):\n${fullReport(r)}`).toBeGreaterThanOrEqual(0)
+    at = found + 1
+  }
+}
 
 describe.each(Object.entries(clients))('reference client (%s) through the chaos storyboard', (_name, start) => {
   let fake: Dockside | undefined
@@ -36,6 +66,10 @@ describe.each(Object.entries(clients))('reference client (%s) through the chaos 
     expect(r.expected).toBe(fake.events.events.length - 1)
     expect(run.frames).toHaveLength(r.expected)
     expect(new Set(run.frames).size).toBe(run.frames.length)
+    expect(DOC_EXCERPTS).toHaveLength(2)
+    expectDocExcerpt(DOC_EXCERPTS[0], r)
+    expect(r.connections.filter((c) => c.code === 4000)).toHaveLength(3)
+    expect(r.connections.filter((c) => c.reason?.startsWith('maximum connection age'))).toHaveLength(4)
   })
 
   it('loses exactly the events of the 429 storm and the maintenance window without since', async () => {
@@ -53,6 +87,7 @@ describe.each(Object.entries(clients))('reference client (%s) through the chaos 
     expect(fake).toHaveMissedEvents('reference-client', lost)
     expect(r.gaps.map((g) => g.missed)).toEqual(expect.arrayContaining([4, 2]))
     expect(r.duplicates).toEqual([])
+    expectDocExcerpt(DOC_EXCERPTS[1], r)
   })
 
   it('receives the last event twice on each resume when since = last timeNano (Docker\'s since is inclusive)', async () => {

@@ -35,6 +35,15 @@ describe('example chaos scenarios', () => {
     for (const f of files) await expect(loadScenario(EXAMPLES + f)).resolves.toBeTruthy()
   })
 
+  it('docs/scenarios.md names every scenario field and every timeline step field of the schema', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const doc = await readFile(new URL('../../docs/scenarios.md', import.meta.url), 'utf8')
+    const schema = JSON.parse(await readFile(new URL('../../docs/scenario.schema.json', import.meta.url), 'utf8'))
+    const fields = [...Object.keys(schema.properties), ...Object.keys(schema.properties.timeline.items.properties)].filter((f) => f !== '$schema')
+    expect(fields).toEqual(expect.arrayContaining(['rateLimit', 'retainEventsFor', 'close', 'drop', 'faults']))
+    expect(fields.filter((f) => !new RegExp(`\`${f}[\`:?,\\[ ]`).test(doc))).toEqual([])
+  })
+
   it('a storyboard step that is not one action is refused with the allowed actions', async () => {
     await expect(parseScenario('timeline:\n  - { at: 1s }\n', 'bad.yaml')).rejects.toThrow(/bad\.yaml.*timeline\[0\].*"restart", "close", "drop" or "faults"/)
     await expect(parseScenario('rateLimit: { limit: 2 }\n', 'bad.yaml')).rejects.toThrow(/window/)

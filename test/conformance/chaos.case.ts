@@ -64,6 +64,26 @@ export const chaosCases: Case[] = [
     },
   },
   {
+    name: 'rate limit: a bucket shared by every client (per route), its burst, and its own bucket per route',
+    options: { rateLimit: { route: '*', limit: 2, window: '10s', burst: 1, per: 'route' } },
+    async run({ fake, h }) {
+      fake.images.add('localhost:5000/app:1', { layers: 1 })
+      expect((await h.connect('/events/ws?client=a')).status).toBe(101)
+      // Burst 1: the second request in the same instant waits for the next token, 10 s / 2 = 5 s, whoever sends it.
+      const other = await h.connect('/events/ws?client=b')
+      expect(other.status).toBe(429)
+      if (other.body !== undefined) expect(other.headers['retry-after']).toBe('5')
+      // Push has its own bucket under the same rule.
+      const push = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST', headers: { 'x-dockside-client': 'c' } })
+      expect(push.status).toBe(200)
+      await readAdvancing(fake, push)
+      expect(fake.clock.elapsed()).toBeLessThan(5000)
+      await fake.clock.advance(5000 - fake.clock.elapsed())
+      expect((await h.connect('/events/ws?client=b')).status).toBe(101)
+      expect(fake.journal.ofType('ratelimit').map((e) => e.allowed)).toEqual([true, false, true, true])
+    },
+  },
+  {
     name: 'rate limit on push, set at run time',
     async run({ fake, h }) {
       fake.images.add('localhost:5000/app:1', { layers: 1 })

@@ -4,7 +4,8 @@ import type { DeliveryTracker } from './service/delivery'
 import { maintenanceRestart } from './protocol/events'
 import { createProtocol, type Protocol } from './protocol/router'
 import { hostTimers, wallNow } from './runtime/host-timers'
-import { applyScenario } from './scenario/apply'
+import { applyScenario, applyScenarioAtRuntime } from './scenario/apply'
+import { validateScenario } from './scenario/load'
 import type { Scenario } from './scenario/scenario'
 import type { Containers } from './service/containers'
 import type { EventLog, ServiceEvent } from './service/events'
@@ -75,6 +76,13 @@ export interface Dockside extends AsyncDisposable {
    * Restored by `restore()`, `await using`, or `close()`. See docs/in-process.md.
    */
   intercept(options?: import('./transports/intercept/index').InterceptOptions): Promise<import('./transports/intercept/index').InterceptHandle>
+  /**
+   * Applies a scenario to the running fake: registries, images, containers, faults, rate limits and a
+   * timeline (a storyboard) whose `at` counts from the clock's start (`from: 'start'`, as in files) or
+   * from now. Validated against the scenario schema; fields that shape the service (seed, clock, ...) are refused.
+   * @example await fake.apply({ timeline: [{ at: '30s', restart: true }] }, { from: 'now' })
+   */
+  apply(scenario: Scenario | unknown, options?: { from?: 'start' | 'now' }): Promise<void>
   /** A maintenance restart: closes every events socket with 1001; returns how many. */
   restart(): number
   /** Closes every events socket with `code` and `reason`; returns how many. */
@@ -132,18 +140,20 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   let closed = false
 
   const restart = () => maintenanceRestart(svc, protocol.hub)
+  const applyHooks = { restart, closeSockets: (code: number, reason: string) => protocol.hub.closeAll(code, reason), dropSockets: () => protocol.hub.dropAll() }
   const listeners = { journal: new Set<(v: JournalEntry) => void>(), event: new Set<(v: ServiceEvent) => void>() }
   const everything = compileFilters({})
   const build = () => {
     svc = createService(serviceOptions, hostTimers)
     svc.journal.subscribe((entry) => listeners.journal.forEach((l) => l(entry)))
     svc.log.subscribe({ filter: everything, deliver: (event) => listeners.event.forEach((l) => l(event)) })
-    if (options.scenario) applyScenario(svc, options.scenario, { restart, closeSockets: (code, reason) => protocol.hub.closeAll(code, reason), dropSockets: () => protocol.hub.dropAll() })
+    if (options.scenario) applyScenario(svc, options.scenario, applyHooks)
   }
   const protocol: Protocol = createProtocol({
     service: () => svc,
     reset: async () => fake.reset(),
     accessKeys: () => options.accessKeys ?? options.scenario?.accessKeys,
+    apply: (scenario, { from }) => fake.apply(scenario, { from }),
   })
   build()
 
@@ -185,6 +195,11 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
       return handle
     },
     restart,
+    async apply(scenario, applyOptions = {}) {
+      const valid = await validateScenario(scenario, '(scenario)')
+      applyScenarioAtRuntime(svc, valid, applyHooks, applyOptions.from === 'now' ? svc.clock.elapsed() : 0)
+      svc.journal.record('scenario.apply', { from: applyOptions.from ?? 'start', fields: Object.keys(valid) })
+    },
     on(type, listener) {
       const set = listeners[type] as Set<typeof listener>
       set.add(listener)

@@ -51,6 +51,7 @@ const ADMIN_ROUTES = [
   'GET /_dockside/clock, POST /_dockside/clock/advance',
   'GET /_dockside/journal',
   'POST /_dockside/reset',
+  'POST /_dockside/scenario[?from=now]',
 ]
 
 /** The admin API under `/_dockside/`, for people and non-JS tools. */
@@ -190,6 +191,20 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'POST reset':
       await host.reset()
       return json(200, { reset: true })
+    case 'POST scenario': {
+      const from = target.query.get('from') ?? 'start'
+      if (from !== 'start' && from !== 'now') throw new InvalidInputError(`Invalid "from" ${JSON.stringify(from)}: timeline "at" counts from "start" (the clock's start, as in scenario files; the default) or "now".`)
+      if (!host.apply) throw new NotFoundError('This fake cannot apply scenarios at run time.')
+      const raw = (await req.body()).trim()
+      let body: unknown
+      try {
+        body = raw === '' ? {} : JSON.parse(raw)
+      } catch {
+        throw new InvalidInputError(`The request body is not valid JSON: ${JSON.stringify(raw.slice(0, 120))}. Send a scenario (docs/scenarios.md) as JSON.`)
+      }
+      await host.apply(body, { from })
+      return json(200, { applied: true, from, clock: { elapsedMs: svc.clock.elapsed() } })
+    }
     default:
       throw new NotFoundError(`No admin route for ${m} ${path}. Admin routes: ${ADMIN_ROUTES.join('; ')}.`)
   }

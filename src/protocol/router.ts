@@ -15,6 +15,8 @@ export interface ProtocolHost {
   reset(): Promise<void>
   /** Access keys (id → secret) that events-websocket signatures are verified against; none: accept any. */
   accessKeys?(): AccessKeys | undefined
+  /** Validates and applies a scenario (state, faults, rate limits, timeline) to the running fake. */
+  apply?(scenario: unknown, options: { from: 'start' | 'now' }): Promise<void>
 }
 
 /** Transport-neutral routes: every way in calls these and nothing else. */

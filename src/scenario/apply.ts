@@ -1,4 +1,5 @@
 import type { Service } from '../service/service'
+import { InvalidInputError } from '../service/errors'
 import { toMs } from '../time/duration'
 import type { Scenario, TimelineStep } from './scenario'
 
@@ -27,8 +28,25 @@ function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks) {
   }
 }
 
-/** Seeds state, schedules the timeline and installs the faults of a scenario. */
-export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHooks): void {
+/** Scenario fields that only apply when a fake starts (they shape the service itself). */
+const START_ONLY = ['seed', 'clock', 'maxConnectionAge', 'pushBandwidth', 'timeFormat', 'retainEvents', 'retainEventsFor', 'accessKeys'] as const
+
+/**
+ * Applies a scenario to a fake that is already running (the admin API's `POST /_dockside/scenario`):
+ * state, faults, rate limits and a timeline whose `at` counts from `fromMs` of clock time (the clock's
+ * start, as in files, or now). Fields that shape the service itself are refused.
+ */
+export function applyScenarioAtRuntime(svc: Service, scenario: Scenario, hooks: ApplyHooks, fromMs = 0): void {
+  const fixed = START_ONLY.filter((k) => scenario[k] !== undefined)
+  if (fixed.length) {
+    throw new InvalidInputError(`${fixed.map((k) => `"${k}"`).join(', ')} can only be set when the fake starts (createDockside options, or the scenario file given to dockside serve). At run time a scenario may add: registries, images, containers, timeline, faults, rateLimit.`)
+  }
+  if (scenario.rateLimit !== undefined) svc.rateLimit.set(scenario.rateLimit)
+  applyScenario(svc, scenario, hooks, fromMs)
+}
+
+/** Seeds state, schedules the timeline and installs the faults of a scenario. Timeline `at` counts from `fromMs` (default: the clock's start). */
+export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHooks, fromMs = 0): void {
   for (const r of scenario.registries ?? []) svc.registries.add(r.host, r)
   for (const i of scenario.images ?? []) svc.images.add(i.name, { tags: i.tags, layers: i.layers })
   for (const c of scenario.containers ?? []) {
@@ -44,6 +62,6 @@ export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHook
       runStep(svc, step, hooks)
       if (every !== undefined) svc.clock.schedule(every, fire)
     }
-    svc.clock.schedule(Math.max(0, at - svc.clock.elapsed()), fire)
+    svc.clock.schedule(Math.max(0, fromMs + at - svc.clock.elapsed()), fire)
   }
 }

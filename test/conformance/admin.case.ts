@@ -60,4 +60,43 @@ export const adminCases: Case[] = [
       expect(fake.images.list()).toEqual([])
     },
   },
+  {
+    name: 'a storyboard posted to a running fake: timeline steps counted from now, faults and rate limits',
+    async run({ fake, h }) {
+      await fake.clock.advance('1m')
+      const storyboard = {
+        containers: [{ name: 'job', image: 'busybox' }],
+        timeline: [
+          { at: '5s', every: '10s', start: 'job' },
+          { at: '8s', every: '10s', stop: 'job', exitCode: 3 },
+          { at: '30s', restart: true },
+        ],
+        faults: [{ on: 'push', reply: 503, retryAfter: 2 }],
+      }
+      const res = await h.fetch('/_dockside/scenario?from=now', post(storyboard))
+      expect(res.status).toBe(200)
+      const ws = await h.connect('/events/ws')
+      await fake.clock.advance('5s')
+      expect(JSON.parse(await ws.nextMessage())).toMatchObject({ Action: 'start', Actor: { Attributes: { name: 'job' } } })
+      await fake.clock.advance('3s')
+      expect(JSON.parse(await ws.nextMessage()).Actor.Attributes.exitCode).toBe('3')
+      await fake.clock.advance('22s')
+      expect((await ws.closed).code).toBe(1001)
+      expect(fake.faults.list().map((f) => f.rule.reply)).toEqual([503])
+    },
+  },
+  {
+    name: 'a posted scenario is validated: start-only fields and bad steps are 400s naming what is wrong',
+    async run({ fake, h }) {
+      const seed = await h.fetch('/_dockside/scenario', post({ seed: 3 }))
+      expect(seed.status).toBe(400)
+      expect((await seed.json()).message).toMatch(/"seed" can only be set when the fake starts/)
+      const bad = await h.fetch('/_dockside/scenario', post({ timeline: [{ at: 'soon', restart: true }] }))
+      expect(bad.status).toBe(400)
+      expect((await bad.json()).message).toMatch(/timeline\[0\]\.at/)
+      const from = await h.fetch('/_dockside/scenario?from=later', post({}))
+      expect(from.status).toBe(400)
+      expect(fake.clock.pending).toBe(0)
+    },
+  },
 ]

@@ -1,0 +1,136 @@
+// What both events endpoints share: the query (filters, since/until, client), admission (rate limit,
+// fault replies), replay-then-follow of the event log, and per-event pacing.
+import type { FaultDecision } from '../faults/plan'
+import { InvalidInputError } from '../service/errors'
+import type { ServiceEvent } from '../service/events'
+import type { Service } from '../service/service'
+import type { TimerHandle } from '../time/clock'
+import { compileFilters, parseFilters, type CompiledFilter } from '../service/filters'
+import { findAction as find, refusalResponse } from './faults'
+import type { Target } from './http'
+import type { ProtoRequest, ProtoResponse } from './types'
+
+const TIMESTAMP = /^(\d+)(?:\.(\d{1,9}))?$/
+
+/** Parses Docker's `sec[.nanos]` timestamps into epoch milliseconds. */
+export function parseTimestamp(name: string, value: string | undefined): number | undefined {
+  const nano = parseTimestampNano(name, value)
+  return nano === undefined ? undefined : Number(nano) / 1e6
+}
+
+/** Parses Docker's `sec[.nanos]` timestamps into exact epoch nanoseconds. */
+export function parseTimestampNano(name: string, value: string | undefined): bigint | undefined {
+  if (value === undefined || value === '') return undefined
+  const m = TIMESTAMP.exec(value)
+  if (!m) throw new InvalidInputError(`Invalid "${name}" ${JSON.stringify(value)}: expected Unix time as seconds[.nanoseconds], e.g. 1767225600 or 1767225600.000000001.`)
+  return BigInt(m[1]) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0') || '0')
+}
+
+/** Formats epoch nanoseconds as Docker's `sec.nanos`. */
+export const formatTimestamp = (nano: bigint) => `${nano / 1_000_000_000n}.${String(nano % 1_000_000_000n).padStart(9, '0')}`
+
+/** What an events request asked for, validated once at connect. */
+export interface EventsQuery {
+  filter: CompiledFilter
+  since: bigint | undefined
+  until: bigint | undefined
+  client: string | undefined
+}
+
+export function parseEventsQuery(req: ProtoRequest, target: Target): EventsQuery {
+  const filter = compileFilters(parseFilters(target.query.get('filters')))
+  const since = parseTimestampNano('since', target.query.get('since'))
+  const until = parseTimestampNano('until', target.query.get('until'))
+  if (since !== undefined && until !== undefined && until < since) {
+    throw new InvalidInputError(`Invalid "until" ${target.query.get('until')}: it is before "since" ${target.query.get('since')}.`)
+  }
+  return { filter, since, until, client: req.headers['x-dockside-client'] ?? target.query.get('client') }
+}
+
+/** Close code when `since` reaches before what the log still retains (4000 + HTTP 410 Gone). */
+export const SINCE_GONE_CODE = 4410
+
+/** Why a `since` cannot be replayed without a gap, or undefined when it can. */
+export function sinceGone(svc: Service, q: EventsQuery): string | undefined {
+  if (q.since === undefined) return undefined
+  const evicted = svc.log.evictedThroughNano
+  if (evicted === 0n || q.since > evicted) return undefined
+  return `since ${formatTimestamp(q.since)} is older than retention; resume with since=${formatTimestamp(evicted + 1n)} or later`
+}
+
+/** Replays retained events, then follows live ones, until `until` passes or the stream is stopped. */
+export function follow(svc: Service, q: EventsQuery, deliver: (e: ServiceEvent) => void, onUntil: () => void) {
+  // Replay and subscription happen in one synchronous step: no event can fall between them or come twice.
+  if (q.since !== undefined) {
+    for (const e of svc.log.betweenNano(q.since, q.until)) if (q.filter.matches(e)) deliver(e)
+  }
+  let untilTimer: TimerHandle | undefined
+  let live = deliver
+  if (q.until !== undefined) {
+    const untilMs = Number(q.until / 1_000_000n)
+    const now = svc.clock.now()
+    if (q.until < BigInt(Math.floor(now)) * 1_000_000n) {
+      onUntil()
+      return () => {}
+    }
+    const until = q.until
+    live = (e) => {
+      if (e.timeNano <= until) deliver(e)
+    }
+    untilTimer = svc.clock.schedule(Math.max(0, untilMs - now), onUntil)
+  }
+  const unsubscribe = svc.log.subscribe({ filter: q.filter, deliver: (e) => live(e) })
+  return () => {
+    untilTimer?.cancel()
+    unsubscribe()
+  }
+}
+
+// Socket ids count per service, so the same script gives the same ids in every fake and after reset().
+const socketIds = new WeakMap<Service, number>()
+export const nextSocketId = (svc: Service) => {
+  const id = (socketIds.get(svc) ?? 0) + 1
+  socketIds.set(svc, id)
+  return id
+}
+
+/** The client's key for rate limits: its id, else its address. */
+export const clientKey = (req: ProtoRequest, q: EventsQuery) => q.client ?? req.remoteAddress ?? 'local'
+
+/**
+ * Counts a connect attempt of an events client, then applies the rate limit and fault replies:
+ * the client's delivery key, the refusal to answer (undefined to serve) and the faults decided for it.
+ */
+export function admit(svc: Service, req: ProtoRequest, target: Target, q: EventsQuery): { key: string; response?: ProtoResponse & { body: string }; decisions: FaultDecision[] } {
+  const key = svc.deliveries.identify({ client: q.client, filters: q.filter.filters, address: req.remoteAddress })
+  const reconnect = svc.deliveries.known(key)
+  svc.deliveries.attempt(key, q.filter.filters)
+  const verdict = svc.rateLimit.check('events', clientKey(req, q))
+  if (!verdict.allowed) {
+    svc.deliveries.refused(key, 429, verdict.message, verdict.retryAfter)
+    return { key, response: refusalResponse(429, verdict.message, verdict.retryAfter), decisions: [] }
+  }
+  const all = svc.faults.decideAll('events', { route: target.path, client: q.client, filters: q.filter.filters, reconnect })
+  const reply = find(all, 'reply')?.action
+  if (reply) {
+    svc.deliveries.refused(key, reply.status, reply.message, reply.retryAfter)
+    return { key, response: refusalResponse(reply.status, reply.message, reply.retryAfter), decisions: all }
+  }
+  return { key, decisions: all }
+}
+
+/**
+ * Wraps `deliver` with a `latency` decision's per-event delay (plus its seeded jitter, one draw per event) on the clock.
+ * Order is kept: each event leaves no earlier than the one before it. Timers go into `timers` for cleanup.
+ */
+export function paced(svc: Service, latency: ReturnType<typeof find<'latency'>>, deliver: (e: ServiceEvent) => void, timers: TimerHandle[]) {
+  const l = latency?.action
+  if (!latency || !l || (l.perEventMs === 0 && l.jitterMs === 0)) return deliver
+  let lastAt = 0
+  return (e: ServiceEvent) => {
+    const now = svc.clock.now()
+    const at = Math.max(lastAt, now + l.perEventMs + svc.faults.jitter(latency.rule.id, l.jitterMs, `event ${e.seq}`))
+    lastAt = at
+    timers.push(svc.clock.schedule(at - now, () => deliver(e), 'wait'))
+  }
+}

@@ -87,7 +87,11 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
         strike()
       } else {
         if (ending?.action.afterTimeMs !== undefined) timers.push(svc.clock.schedule(ending.action.afterTimeMs, strike))
-        stop = follow(svc, q, deliver, () => live.close(1000, 'until reached; stream complete'))
+        const unfollow = follow(svc, q, deliver, () => live.close(1000, 'until reached; stream complete'))
+        // The replay may already have closed the socket (a close fault after N messages): cleanup() ran
+        // before the subscription existed, so end it here or it outlives the socket.
+        if (closed) unfollow()
+        else stop = unfollow
       }
       return {
         clientClosed(code, reason) {

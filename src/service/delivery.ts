@@ -43,13 +43,16 @@ export interface TimelineEntry {
 /** What the fake delivered to one client across all its reconnects. */
 export interface DeliveryReport {
   client: string
-  /** Events the client should have seen: matching its filters, from its first connect (or earlier `since`) to its last. */
+  /**
+   * Events the client should have seen: matching its filters, from its first connect (or earlier `since`) to its last,
+   * among the events the log still retains (`retainEvents`, `retainEventsFor`): the report covers that window.
+   */
   expected: number
-  /** Distinct events it was sent. */
+  /** Distinct events it was sent, in the same retained window. */
   delivered: number
   /** Expected events never sent to it. */
   missed: EventRef[]
-  /** Events sent to it more than once, with how often. */
+  /** Events sent to it more than once, with how often (in the same retained window). */
   duplicates: (EventRef & { times: number })[]
   connections: DeliveryConnection[]
   refusals: { at: string; status: number; retryAfter?: number; reason: string }[]
@@ -188,12 +191,17 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const endMs = t.connected > 0 || t.connections.length === 0 ? now : Math.max(...t.connections.map((c) => c.closeMs ?? now))
       const endNano = BigInt(Math.floor(endMs)) * 1_000_000n + 999_999n
       const sentCount = new Map<number, { event: ServiceEvent; times: number }>()
+      const retained = deps.log.events
+      // The report covers the events the log still retains, as `expected` can only know those: sends of older
+      // events are left out (and trimmed from memory now and then), so `delivered` never exceeds `expected`.
+      const oldestSeq = retained[0]?.seq ?? deps.log.lastSeq + 1
       for (const e of t.sent) {
+        if (e.seq < oldestSeq) continue
         const seen = sentCount.get(e.seq)
         if (seen) seen.times++
         else sentCount.set(e.seq, { event: e, times: 1 })
       }
-      const expected = t.connections.length === 0 ? [] : deps.log.events.filter((e) => (e.seq > t.startSeq || (t.startNano !== undefined && e.timeNano >= t.startNano)) && e.timeNano <= endNano && t.filter.matches(e))
+      const expected = t.connections.length === 0 ? [] : retained.filter((e) => (e.seq > t.startSeq || (t.startNano !== undefined && e.timeNano >= t.startNano)) && e.timeNano <= endNano && t.filter.matches(e))
       const missed = expected.filter((e) => !sentCount.has(e.seq))
       const duplicates = [...sentCount.values()].filter((x) => x.times > 1).sort((a, b) => a.event.seq - b.event.seq).map((x) => ({ ...ref(x.event), times: x.times }))
       const backoffMs: number[] = []

@@ -133,6 +133,8 @@ const SITE_ACTIONS: Record<FaultSite, readonly ActionName[]> = {
 
 const RULE_FIELDS: readonly string[] = ['id', 'on', 'match', ...ACTIONS, 'retryAfter', 'message', 'afterLayer', 'afterBytes', 'afterMessages', 'afterTime', 'times', 'after', 'every', 'probability', 'from', 'until']
 
+const ACTION_FIELDS: Record<'close' | 'latency' | 'dribble', readonly string[]> = { close: ['code', 'reason'], latency: ['connect', 'perEvent', 'jitter'], dribble: ['line', 'jitter'] }
+
 const actionName = (rule: FaultRule): ActionName => (rule.refuse !== undefined ? 'refuse' : ACTIONS.find((a) => rule[a] !== undefined)!)
 
 /** Validates a rule at the boundary; messages name the field and what is allowed. */
@@ -147,6 +149,14 @@ export function validateRule(rule: FaultRule): FaultRule {
   if (rule.refuse !== undefined) actions = actions.filter((a) => a !== 'reply')
   if (actions.length !== 1) throw new InvalidInputError(`A fault rule needs exactly one action of ${ACTIONS.map((a) => `"${a}"`).join(', ')}; got ${actions.length ? actions.join(', ') : 'none'}.`)
   const action = actions[0]
+  // The same for the fields of an action's object (`close: {code, afterMessages}` would close at once).
+  for (const [name, allowed] of Object.entries(ACTION_FIELDS)) {
+    const value: unknown = rule[name as keyof typeof ACTION_FIELDS]
+    if (value === null || typeof value !== 'object') continue
+    for (const k of Object.keys(value)) {
+      if (!allowed.includes(k)) throw new InvalidInputError(`Unknown fault "${name}" field "${k}". Allowed: ${allowed.join(', ')}${name === 'close' ? '; "afterMessages" and "afterTime" go on the rule itself' : ''}.`)
+    }
+  }
   if (!SITE_ACTIONS[rule.on].includes(action)) {
     throw new InvalidInputError(`A fault "${action}" does not apply to "${rule.on}". Actions on "${rule.on}": ${SITE_ACTIONS[rule.on].join(', ')}.`)
   }

@@ -121,9 +121,9 @@ export function admit(svc: Service, req: ProtoRequest, target: Target, q: Events
 
 /**
  * Wraps `deliver` with a `latency` decision's per-event delay (plus its seeded jitter, one draw per event) on the clock.
- * Order is kept: each event leaves no earlier than the one before it. Timers go into `timers` for cleanup.
+ * Order is kept: each event leaves no earlier than the one before it. Timers in flight are kept in `timers` for cleanup.
  */
-export function paced(svc: Service, latency: ReturnType<typeof find<'latency'>>, deliver: (e: ServiceEvent) => void, timers: TimerHandle[]) {
+export function paced(svc: Service, latency: ReturnType<typeof find<'latency'>>, deliver: (e: ServiceEvent) => void, timers: Set<TimerHandle>) {
   const l = latency?.action
   if (!latency || !l || (l.perEventMs === 0 && l.jitterMs === 0)) return deliver
   let lastAt = 0
@@ -131,6 +131,11 @@ export function paced(svc: Service, latency: ReturnType<typeof find<'latency'>>,
     const now = svc.clock.now()
     const at = Math.max(lastAt, now + l.perEventMs + svc.faults.jitter(latency.rule.id, l.jitterMs, `event ${e.seq}`))
     lastAt = at
-    timers.push(svc.clock.schedule(at - now, () => deliver(e), 'wait'))
+    // A fired timer leaves the set: a long stream under latency keeps only the events still in flight.
+    const timer = svc.clock.schedule(at - now, () => {
+      timers.delete(timer)
+      deliver(e)
+    }, 'wait')
+    timers.add(timer)
   }
 }

@@ -30,7 +30,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
       wake = undefined
     }
     svc.deliveries.opened(key, id, 'stream', q.since)
-    const timers: TimerHandle[] = []
+    const timers = new Set<TimerHandle>()
     const stop = stall
       ? () => {}
       : follow(

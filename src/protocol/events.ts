@@ -35,7 +35,7 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
       let sent = 0
       let closed = false
       let stop = () => {}
-      const timers: TimerHandle[] = []
+      const timers = new Set<TimerHandle>()
       const openedAt = svc.clock.now()
       const cleanup = () => {
         closed = true
@@ -79,14 +79,14 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
       hub.add(live)
       svc.deliveries.opened(key, id, 'ws', q.since)
       svc.journal.record('ws.open', { socket: id, client: key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
-      timers.push(svc.clock.schedule(svc.options.maxConnectionAgeMs, () => live.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`)))
+      timers.add(svc.clock.schedule(svc.options.maxConnectionAgeMs, () => live.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`)))
       const gone = sinceGone(svc, q)
       if (gone) {
         live.close(SINCE_GONE_CODE, gone)
       } else if (ending && ending.action.afterMessages === 0 && ending.action.afterTimeMs === undefined) {
         strike()
       } else {
-        if (ending?.action.afterTimeMs !== undefined) timers.push(svc.clock.schedule(ending.action.afterTimeMs, strike))
+        if (ending?.action.afterTimeMs !== undefined) timers.add(svc.clock.schedule(ending.action.afterTimeMs, strike))
         const unfollow = follow(svc, q, deliver, () => live.close(1000, 'until reached; stream complete'))
         // The replay may already have closed the socket (a close fault after N messages): cleanup() ran
         // before the subscription existed, so end it here or it outlives the socket.

@@ -68,7 +68,8 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
         const a = ending!.action
         if (a.kind === 'drop') {
           how = 'drop'
-          throw new TransportReset('events stream dropped by an injected fault')
+          ended = { code: 1006, reason: 'events stream dropped by an injected fault' }
+          throw new TransportReset(ended.reason)
         }
         // HTTP has no close code: the stream ends cleanly, and the report keeps the fault's code and reason.
         if (a.kind === 'close') ended = { code: a.code, reason: a.reason }

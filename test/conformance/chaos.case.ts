@@ -460,7 +460,7 @@ export const chaosCases: Case[] = [
       }
       expect(fake.deliveries.clients()).toHaveLength(1)
       expect(fake.deliveries.report(fake.deliveries.clients()[0]).connections.map((x) => [x.closedBy, x.code, x.reason])).toEqual([
-        ['drop', 1006, 'stream ended'],
+        ['drop', 1006, 'events stream dropped by an injected fault'],
         ['server', 4000, 'closed by fault rule-2'],
       ])
     },

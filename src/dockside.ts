@@ -78,8 +78,8 @@ export interface Dockside extends AsyncDisposable {
   intercept(options?: import('./transports/intercept/index').InterceptOptions): Promise<import('./transports/intercept/index').InterceptHandle>
   /**
    * Applies a scenario to the running fake: registries, images, containers, faults, rate limits and a
-   * timeline (a storyboard) whose `at` counts from the clock's start (`from: 'start'`, as in files) or
-   * from now. Validated against the scenario schema; fields that shape the service (seed, clock, ...) are refused.
+   * timeline (a storyboard) whose `at`, like its faults' `from`/`until`, counts from the clock's start
+   * (`from: 'start'`, as in files) or from now. Validated against the scenario schema; fields that shape the service (seed, clock, ...) are refused.
    * @example await fake.apply({ timeline: [{ at: '30s', restart: true }] }, { from: 'now' })
    */
   apply(scenario: Scenario | unknown, options?: { from?: 'start' | 'now' }): Promise<void>

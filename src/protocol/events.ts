@@ -21,7 +21,7 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
   if (!(await connectLatency(svc, decisions, req.signal))) return { kind: 'reject', response: jsonError(503, 'the client went away during injected connect latency') }
   if (find(decisions, 'stall')) {
     // The handshake is never answered: the client's connect timeout is what gets tested.
-    await untilAborted(req.signal)
+    await untilAborted(req.signal, svc.clock.lifetime)
     return { kind: 'reject', response: jsonError(503, 'stalled by an injected fault') }
   }
   const ending = find(decisions, 'close') ?? find(decisions, 'drop')

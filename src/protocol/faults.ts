@@ -13,8 +13,7 @@ export function refusalResponse(status: number, message: string, retryAfter?: nu
 }
 
 /** Waits for the client to go away (a stall): headers or a handshake, then silence. */
-export const untilAborted = (signal: AbortSignal) =>
-  new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
+export { untilAborted } from '../service/abort'
 
 /**
  * Applies a `latency` decision's connect delay (plus its seeded jitter) on the clock.

@@ -1,4 +1,5 @@
 import type { FaultAction } from '../faults/plan'
+import { untilAborted } from './abort'
 import type { Clock } from '../time/clock'
 import { authorize, decodeRegistryAuth, maskAuth, type AuthConfig } from './auth'
 import type { Image, Images, Layer } from './images'
@@ -111,7 +112,8 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       deps.journal.record('push.failed', { repository, registry: host, fault: f.kind, layersDone, bytes })
       if (f.kind === 'stall') {
         yield chunk
-        await new Promise<void>((resolve) => (req.signal.aborted ? resolve() : req.signal.addEventListener('abort', () => resolve(), { once: true })))
+        // Silence until the client leaves, or the fake is reset or closed.
+        await untilAborted(req.signal, deps.clock.lifetime)
         return
       }
       if (f.kind === 'truncate') yield truncateLast(chunk)

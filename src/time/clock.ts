@@ -237,6 +237,8 @@ export function createClock(options: ClockOptions = {}): Clock {
         const onAbort = () => {
           handle.cancel()
           sleepers.delete(onAbort)
+          // Also when woken by dispose(): leave nothing on the caller's signal.
+          signal?.removeEventListener('abort', onAbort)
           resolve(false)
         }
         const handle = clock.schedule(delay, () => {

@@ -1,0 +1,14 @@
+/**
+ * Resolves once any of `signals` aborts (the client went away, or the fake's clock was disposed by a
+ * reset or close), and removes its listeners then, so nothing is left on a long-lived signal.
+ */
+export function untilAborted(...signals: AbortSignal[]): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signals.some((s) => s.aborted)) return resolve()
+    const done = () => {
+      for (const s of signals) s.removeEventListener('abort', done)
+      resolve()
+    }
+    for (const s of signals) s.addEventListener('abort', done, { once: true })
+  })
+}

@@ -6,7 +6,8 @@ import { json, type Target } from './http'
 import type { ProtocolHost } from './router'
 import type { ProtoRequest, ProtoResponse } from './types'
 
-async function readJson(req: ProtoRequest): Promise<Record<string, unknown>> {
+/** Reads a JSON object body; with `fields`, any other field is refused (a typo must not be silently ignored). */
+async function readJson(req: ProtoRequest, fields?: readonly string[]): Promise<Record<string, unknown>> {
   const raw = (await req.body()).trim()
   if (raw === '') return {}
   let value: unknown
@@ -16,6 +17,8 @@ async function readJson(req: ProtoRequest): Promise<Record<string, unknown>> {
     throw new InvalidInputError(`The request body is not valid JSON: ${JSON.stringify(raw.slice(0, 120))}.`)
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidInputError('The request body must be a JSON object.')
+  const unknown = fields ? Object.keys(value).filter((k) => !fields.includes(k)) : []
+  if (unknown.length) throw new InvalidInputError(`Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}. Allowed: ${fields!.join(', ')}.`)
   return value as Record<string, unknown>
 }
 
@@ -83,7 +86,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'GET containers':
       return json(200, svc.containers.list().map(containerJson))
     case 'POST containers': {
-      const body = await readJson(req)
+      const body = await readJson(req, ['name', 'image', 'labels', 'instanceType', 'start', 'running'])
       const labels = body.labels ?? {}
       if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) throw new InvalidInputError('"labels" must be an object of strings.')
       const c = svc.containers.create({ name: str(body, 'name'), image: str(body, 'image', true)!, labels: labels as Record<string, string>, instanceType: str(body, 'instanceType') })
@@ -93,7 +96,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'POST containers/:ref/start':
       return json(200, containerJson(svc.containers.get(ref).start()))
     case 'POST containers/:ref/stop': {
-      const body = await readJson(req)
+      const body = await readJson(req, ['exitCode'])
       const exitCode = body.exitCode ?? Number(target.query.get('exitCode') ?? 0)
       if (typeof exitCode !== 'number') throw new InvalidInputError('"exitCode" must be an integer from 0 to 255.')
       return json(200, containerJson(svc.containers.get(ref).stop({ exitCode })))
@@ -104,7 +107,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'GET images':
       return json(200, svc.images.list().map((i) => ({ repository: i.repository, tag: i.tag, id: i.image.id, size: i.image.size, layers: i.image.layers.map((l) => ({ digest: l.digest, size: l.size })) })))
     case 'POST images': {
-      const body = await readJson(req)
+      const body = await readJson(req, ['name', 'tags', 'layers'])
       const tags = body.tags
       if (tags !== undefined && !(Array.isArray(tags) && tags.every((t) => typeof t === 'string'))) throw new InvalidInputError('"tags" must be a list of strings.')
       const image = svc.images.add(str(body, 'name', true)!, { tags: tags as string[] | undefined, layers: body.layers as number | number[] | undefined })
@@ -113,7 +116,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'GET registries':
       return json(200, svc.registries.list())
     case 'POST registries': {
-      const body = await readJson(req)
+      const body = await readJson(req, ['host', 'username', 'password', 'token'])
       const r = svc.registries.add(str(body, 'host', true)!, { username: str(body, 'username'), password: body.password as string | undefined, token: str(body, 'token') })
       return json(201, r)
     }
@@ -162,7 +165,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       if (!svc.faults.remove(ref)) throw new NotFoundError(`No such fault rule: ${ref}. Known: ${svc.faults.list().map((f) => f.id).join(', ') || '(none)'}.`)
       return json(200, { removed: ref })
     case 'POST sockets/close': {
-      const body = await readJson(req)
+      const body = await readJson(req, ['code', 'reason'])
       const code = body.code ?? 1011
       const reason = body.reason ?? 'closed by the admin API'
       checkCloseCode(code, reason)
@@ -173,7 +176,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'GET clock':
       return json(200, { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), nowMs: svc.clock.now(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending })
     case 'POST clock/advance': {
-      const body = await readJson(req)
+      const body = await readJson(req, ['by'])
       const by = body.by ?? target.query.get('by')
       if (typeof by !== 'string' && typeof by !== 'number') throw new InvalidInputError('"by" is required: a duration like "5s" or milliseconds.')
       if (svc.clock.mode === 'real') throw new InvalidInputError('The clock runs in "real" mode and cannot be advanced; start with --clock virtual or auto.')

@@ -60,3 +60,27 @@ describe('admin API bad input (audit)', () => {
     await expect(clock.advance('1s')).rejects.toThrow(/more than 5 timers fired during advance\(\) at one instant/i)
   })
 })
+
+// Regression: admin bodies for containers, images, registries, sockets and the clock ignored unknown
+// fields, so a typo ("lables", "exitcode") was silently dropped.
+it('admin bodies refuse unknown fields and list the allowed ones', async () => {
+  await using fake = createDockside()
+  const server = await fake.listen({ port: 0 })
+  const cases: [string, object, RegExp][] = [
+    ['/_dockside/containers', { name: 'web', image: 'nginx', lables: { app: 'web' } }, /Unknown field "lables". Allowed: name, image, labels, instanceType, start, running/],
+    ['/_dockside/images', { name: 'app', tag: '1' }, /Unknown field "tag". Allowed: name, tags, layers/],
+    ['/_dockside/registries', { host: 'localhost:5000', user: 'a' }, /Unknown field "user"/],
+    ['/_dockside/sockets/close', { code: 1000, why: 'x' }, /Unknown field "why"/],
+    ['/_dockside/clock/advance', { by: '1s', unit: 's' }, /Unknown field "unit"/],
+  ]
+  for (const [path, body, message] of cases) {
+    const res = await fetch(server.url + path, { method: 'POST', body: JSON.stringify(body) })
+    expect(res.status, path).toBe(400)
+    expect((await res.json()).message).toMatch(message)
+  }
+  expect(fake.containers.list()).toEqual([])
+  fake.containers.create({ name: 'web', image: 'nginx' }).start()
+  const stop = await fetch(`${server.url}/_dockside/containers/web/stop`, { method: 'POST', body: JSON.stringify({ exitcode: 1 }) })
+  expect(stop.status).toBe(400)
+  expect(fake.containers.get('web').state).toBe('running')
+})

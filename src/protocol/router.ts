@@ -83,6 +83,10 @@ export function createProtocol(host: ProtocolHost): Protocol {
     async upgrade(req) {
       const target = parseTarget(req.url)
       if (target.path !== '/events/ws') return { kind: 'not-found', response: jsonError(404, `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.`) }
+      if (req.method !== 'GET') {
+        record(req, target.path, 405)
+        return { kind: 'reject', response: jsonError(405, `A websocket upgrade must be a GET request, not ${req.method}.`, { allow: 'GET' }) }
+      }
       // HYPER-HMAC-SHA256 signed headers: always accepted; verified when access keys are configured.
       const svc = host.service()
       const signature = await checkSignature({ method: req.method, url: req.url, headers: req.headers, body: '' }, host.accessKeys?.(), svc.clock.now())

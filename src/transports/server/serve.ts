@@ -2,7 +2,7 @@ import type * as Http from 'node:http'
 import type * as Https from 'node:https'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { errorResponse } from '../../protocol/http'
+import { errorResponse, jsonError } from '../../protocol/http'
 import type { Protocol } from '../../protocol/router'
 import type { ProtoRequest, ProtoResponse, UpgradeResult } from '../../protocol/types'
 
@@ -39,19 +39,17 @@ export interface RunningServer {
 
 const WS_KEY = /^[+/0-9A-Za-z]{22}==$/
 
-/** The websocket handshake checks `ws` makes, answered as JSON refusals (ws itself answers text/html). */
+/**
+ * The framing checks of the websocket handshake that `ws` makes (it would answer them as text/html),
+ * answered as the protocol's JSON refusals. What the request asks for (path, method, filters) is the protocol's.
+ */
 function handshakeProblem(req: Http.IncomingMessage): ProtoResponse & { body: string } | undefined {
-  const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
-    const body = JSON.stringify({ message })
-    return { status, headers: { 'content-type': 'application/json', ...headers }, body }
-  }
-  if (req.method !== 'GET') return refuse(405, `A websocket upgrade must be a GET request, not ${req.method}.`, { allow: 'GET' })
-  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return refuse(400, `Invalid Upgrade header ${JSON.stringify(req.headers.upgrade)}: expected "Upgrade: websocket".`)
+  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return jsonError(400, `Invalid Upgrade header ${JSON.stringify(req.headers.upgrade)}: expected "Upgrade: websocket".`)
   const key = req.headers['sec-websocket-key']
-  if (key === undefined || !WS_KEY.test(key)) return refuse(400, 'Missing or invalid Sec-WebSocket-Key header: expected 16 random bytes in base64 (RFC 6455).')
+  if (key === undefined || !WS_KEY.test(key)) return jsonError(400, 'Missing or invalid Sec-WebSocket-Key header: expected 16 random bytes in base64 (RFC 6455).')
   const version = req.headers['sec-websocket-version']
   if (version !== '13' && version !== '8') {
-    return refuse(400, `Missing or unsupported Sec-WebSocket-Version ${JSON.stringify(version)}: this server speaks 13 (RFC 6455).`, { 'sec-websocket-version': '13, 8' })
+    return jsonError(400, `Missing or unsupported Sec-WebSocket-Version ${JSON.stringify(version)}: this server speaks 13 (RFC 6455).`, { 'sec-websocket-version': '13, 8' })
   }
   return undefined
 }
@@ -132,7 +130,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false })
   // Handshake failures ws finds itself (a malformed Sec-WebSocket-Protocol...) get a JSON body too.
   wss.on('wsClientError', (error: Error, socket: Duplex) => {
-    writeRaw(socket, { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: `Bad websocket handshake: ${error.message}.` }) })
+    writeRaw(socket, jsonError(400, `Bad websocket handshake: ${error.message}.`))
   })
   const sockets = new Set<Duplex>()
   const live = new Set<WebSocket>()

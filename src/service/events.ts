@@ -49,7 +49,8 @@ function makeEvent(seq: number, input: EventInput, timeMs: number, timeNano: big
   attrs.sh_hyper_instancetype = input.instanceType
   const attributes: Record<string, string> = {}
   for (const k of Object.keys(attrs).sort()) attributes[k] = attrs[k]
-  const cache: Partial<Record<string, string>> = {}
+  const frames: Partial<Record<TimeFormat, string>> = {}
+  const lines: Partial<Record<TimeFormat, string>> = {}
   const body = (format: TimeFormat) => {
     const sec = Number(timeNano / 1_000_000_000n)
     const time = format === 'float' ? sampleFloat(sec) : String(sec)
@@ -67,21 +68,12 @@ function makeEvent(seq: number, input: EventInput, timeMs: number, timeNano: big
     timeMs,
     timeNano,
     attributes,
+    // Called once per delivery: a cached string per format, no key built per call.
     frame(format) {
-      const key = `ws:${format}`
-      if (cache[key] === undefined) {
-        const { head, tail } = body(format)
-        cache[key] = `${head},${tail}`
-      }
-      return cache[key]!
+      return (frames[format] ??= (({ head, tail }) => `${head},${tail}`)(body(format)))
     },
     dockerLine(format) {
-      const key = `docker:${format}`
-      if (cache[key] === undefined) {
-        const { head, tail } = body(format)
-        cache[key] = `${head},"scope":"local",${tail}\n`
-      }
-      return cache[key]!
+      return (lines[format] ??= (({ head, tail }) => `${head},"scope":"local",${tail}\n`)(body(format)))
     },
   }
 }

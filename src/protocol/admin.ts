@@ -6,16 +6,20 @@ import { json, type Target } from './http'
 import type { ProtocolHost } from './router'
 import type { ProtoRequest, ProtoResponse } from './types'
 
+/** Reads a JSON body of any shape (`empty` when there is none); `hint` says what to send instead of bad JSON. */
+async function readJsonValue(req: ProtoRequest, empty: unknown, hint = ''): Promise<unknown> {
+  const raw = (await req.body()).trim()
+  if (raw === '') return empty
+  try {
+    return JSON.parse(raw)
+  } catch {
+    throw new InvalidInputError(`The request body is not valid JSON: ${JSON.stringify(raw.slice(0, 120))}.${hint ? ` ${hint}` : ''}`)
+  }
+}
+
 /** Reads a JSON object body; with `fields`, any other field is refused (a typo must not be silently ignored). */
 async function readJson(req: ProtoRequest, fields?: readonly string[]): Promise<Record<string, unknown>> {
-  const raw = (await req.body()).trim()
-  if (raw === '') return {}
-  let value: unknown
-  try {
-    value = JSON.parse(raw)
-  } catch {
-    throw new InvalidInputError(`The request body is not valid JSON: ${JSON.stringify(raw.slice(0, 120))}.`)
-  }
+  const value = await readJsonValue(req, {})
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidInputError('The request body must be a JSON object.')
   const unknown = fields ? Object.keys(value).filter((k) => !fields.includes(k)) : []
   if (unknown.length) throw new InvalidInputError(`Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}. Allowed: ${fields!.join(', ')}.`)
@@ -136,13 +140,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'GET rate-limit':
       return json(200, svc.rateLimit.get())
     case 'POST rate-limit': {
-      const raw = (await req.body()).trim()
-      let value: unknown
-      try {
-        value = raw === '' ? undefined : JSON.parse(raw)
-      } catch {
-        throw new InvalidInputError(`The request body is not valid JSON: ${JSON.stringify(raw.slice(0, 120))}. Send {"route":"events","limit":5,"window":"10s"} or a list of them.`)
-      }
+      const value = await readJsonValue(req, undefined, 'Send {"route":"events","limit":5,"window":"10s"} or a list of them.')
       svc.rateLimit.set(value as never)
       return json(200, svc.rateLimit.get())
     }
@@ -198,13 +196,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       const from = target.query.get('from') ?? 'start'
       if (from !== 'start' && from !== 'now') throw new InvalidInputError(`Invalid "from" ${JSON.stringify(from)}: timeline "at" counts from "start" (the clock's start, as in scenario files; the default) or "now".`)
       if (!host.apply) throw new NotFoundError('This fake cannot apply scenarios at run time.')
-      const raw = (await req.body()).trim()
-      let body: unknown
-      try {
-        body = raw === '' ? {} : JSON.parse(raw)
-      } catch {
-        throw new InvalidInputError(`The request body is not valid JSON: ${JSON.stringify(raw.slice(0, 120))}. Send a scenario (docs/scenarios.md) as JSON.`)
-      }
+      const body = await readJsonValue(req, {}, 'Send a scenario (docs/scenarios.md) as JSON.')
       await host.apply(body, { from })
       return json(200, { applied: true, from, clock: { elapsedMs: svc.clock.elapsed() } })
     }

@@ -172,6 +172,12 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
         }
         yield chunk
       }
+      // The client may have left while the last chunk was on its way: a push whose client has left is cancelled,
+      // whatever comes next (a clock advance ordered after the disconnect included), and never commits its tag.
+      if (req.signal.aborted) {
+        deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes })
+        return
+      }
       deps.registries.commit(host, { repository, tag, digest: image.manifestDigest, size: image.manifestSize, image, pushedBy: auth?.username, time: deps.clock.now() })
       deps.journal.record('push.tag', { repository, tag, registry: host, digest: image.manifestDigest, user: auth?.username })
       yield status(`${tag}: digest: ${image.manifestDigest} size: ${image.manifestSize}`) +

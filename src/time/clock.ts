@@ -13,7 +13,7 @@ export interface HostTimers {
   /** Runs `fn` after `ms` of host time. */
   after(ms: number, fn: () => void): unknown
   cancel(handle: unknown): void
-  /** Runs `fn` once pending I/O callbacks have run. */
+  /** Runs `fn` once pending I/O callbacks have run (node's `setImmediate`). */
   immediate(fn: () => void): unknown
 }
 
@@ -24,7 +24,11 @@ export interface ClockOptions {
   start?: number | string
   /** Speed factor for `real` mode. @default 1 */
   speed?: number
-  /** How many timers one `runAll()`/`advance()` may fire before it fails loudly. @default 10000 */
+  /**
+   * How many timers scheduled during one `runAll()` (or at one instant of an `advance()`) may fire before it fails
+   * loudly: work that reschedules itself with no delay. Timers already pending when the call began do not count.
+   * @default 10000
+   */
   loopLimit?: number
   /** Host timers for `real` and `auto` modes. */
   host?: HostTimers
@@ -63,11 +67,15 @@ export interface Clock {
   sleep(delay: Duration, signal?: AbortSignal, kind?: TimerKind): Promise<boolean>
   /** Aborts when the clock is disposed (the fake was reset or closed): streams that wait on events end then. */
   readonly lifetime: AbortSignal
-  /** Moves time forward by `delay`, firing due timers in order (virtual and auto modes). */
+  /**
+   * Moves time forward by `delay` (at most 100 years), firing due timers in order (virtual and auto modes).
+   * With host timers it first lets pending host I/O run (a client that left is seen leaving before any timer
+   * fires), and it yields to the host loop every ~10 ms of timer work, so other clients are served meanwhile.
+   */
   advance(delay: Duration): Promise<void>
-  /** Fires timers until none is left (or the loop limit is hit). */
+  /** Fires timers until none is left (or the loop limit is hit); settles and yields like `advance()`. */
   runAll(): Promise<void>
-  /** Fires the next timer, moving time to it; returns false when none is pending. */
+  /** Fires the next timer, moving time to it; returns false when none is pending. Lets pending host I/O run first. */
   next(): Promise<boolean>
   /** Number of pending timers. */
   readonly pending: number
@@ -81,6 +89,12 @@ const DEFAULT_START = Date.UTC(2026, 0, 1)
 const flush = async () => {
   for (let i = 0; i < 5; i++) await Promise.resolve()
 }
+
+/** Wall time of timer work after which the clock gives the host loop a turn (I/O, other clients). */
+const SLICE_MS = 10
+
+/** The latest time a JavaScript Date can hold (epoch milliseconds). */
+const MAX_TIME = 8.64e15
 
 /** Creates a clock. See docs/api.md#clock. */
 export function createClock(options: ClockOptions = {}): Clock {
@@ -154,13 +168,19 @@ export function createClock(options: ClockOptions = {}): Clock {
     t.fn()
   }
 
-  /** Fires everything due up to `target` synchronously (used by host-driven modes). */
-  const fireDueSync = (target: number) => {
-    let fired = 0
+  /**
+   * Fires what is due up to `target` from a host callback (host-driven modes), for at most {@link SLICE_MS} of wall
+   * time: returns false when it stopped with work left, and the caller continues on the next host turn. It never
+   * throws for the number of timers (a host callback that throws would end the process): thousands of timers due at
+   * once, or work that reschedules itself with no delay, run in slices while the host keeps serving.
+   */
+  const fireDueSync = (target: number): boolean => {
+    const started = host!.now()
     for (let t = popDue(target); t; t = popDue(target)) {
       fire(t)
-      if (++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired in one step: likely an endless loop of scheduled work.`)
+      if (host!.now() - started >= SLICE_MS) return false
     }
+    return true
   }
 
   const armHost = () => {
@@ -179,11 +199,22 @@ export function createClock(options: ClockOptions = {}): Clock {
     hostHandle = host.after(Math.min(wallDelay, 2 ** 31 - 1), onHost)
   }
 
+  let continuing = false
   const onHost = () => {
     hostHandle = undefined
     hostDue = Infinity
     if (disposed) return
-    fireDueSync(syncNow())
+    if (!fireDueSync(syncNow())) {
+      // More is due: carry on after the host's pending I/O.
+      if (!continuing) {
+        continuing = true
+        host!.immediate(() => {
+          continuing = false
+          onHost()
+        })
+      }
+      return
+    }
     armHost()
   }
 
@@ -196,10 +227,40 @@ export function createClock(options: ClockOptions = {}): Clock {
     for (const t of queue) if (!t.cancelled && t.kind === 'wait') { target = t.at; break }
     if (target === Infinity || disposed) return
     // Fire the timers due up to the target, each at its own time, then let I/O run before the next jump.
-    fireDueSync(Math.max(now, target))
+    if (!fireDueSync(Math.max(now, target))) {
+      immediatePending = true
+      host!.immediate(autoSkip)
+      return
+    }
     alignWall(target)
     if (target > current) current = target
     armHost()
+  }
+
+  const hostTurn = () => new Promise<void>((resolve) => host!.immediate(resolve))
+
+  /**
+   * Before an advance fires anything: promise continuations, then two host turns, so I/O that reached the process
+   * before the call (a client's FIN or RST, an abort) is handled first. Without host timers, continuations only.
+   */
+  const settle = async () => {
+    await flush()
+    if (!host) return
+    await hostTurn()
+    await hostTurn()
+  }
+
+  /** Between two timers of one call: continuations always, and a host turn after every ~10 ms of work. */
+  const slicer = () => {
+    if (!host) return flush
+    let since = host.now()
+    return async () => {
+      await flush()
+      if (host.now() - since >= SLICE_MS) {
+        await hostTurn()
+        since = host.now()
+      }
+    }
   }
 
   const clock: Clock = {
@@ -214,7 +275,8 @@ export function createClock(options: ClockOptions = {}): Clock {
       return n
     },
     schedule(delay, fn, kind = 'background') {
-      const ms = toMs(delay)
+      // A finite number of milliseconds is taken as is (a far `until` may be more than the 100 years a user may type).
+      const ms = typeof delay === 'number' && delay >= 0 && delay < Infinity ? delay : toMs(delay)
       const t: Timer = { at: syncNow() + ms, seq: seq++, kind, fn, cancelled: false }
       if (kind === 'wait') waits++
       insert(t)
@@ -251,11 +313,17 @@ export function createClock(options: ClockOptions = {}): Clock {
       })
     },
     async advance(delay) {
-      const target = syncNow() + toMs(delay)
+      const ms = toMs(delay, 'clock advance')
+      await settle()
+      const from = syncNow()
+      const target = from + ms
+      if (!(target <= MAX_TIME)) throw new RangeError(`Cannot advance the clock by ${ms} ms from ${new Date(from).toISOString()}: it would pass +275760-09-13, the latest date JavaScript can hold.`)
+      // Only timers scheduled during this advance count towards the loop limit: those pending before it are bounded.
+      const firstNew = seq
       let fired = 0
       let total = 0
       let at = current
-      await flush()
+      const slice = slicer()
       for (let t = popDue(target); t; t = popDue(target)) {
         // The limit counts timers fired at one instant: a long advance over a repeating timeline is fine,
         // work that reschedules itself with no delay is not.
@@ -264,22 +332,30 @@ export function createClock(options: ClockOptions = {}): Clock {
           fired = 0
         }
         fire(t)
-        if (++fired > loopLimit) throw new RangeError(`More than ${loopLimit} timers fired during advance() at one instant: likely an endless loop of work that reschedules itself with no delay. The clock stopped at ${new Date(current).toISOString()}.`)
+        if (t.seq >= firstNew && ++fired > loopLimit) throw new RangeError(`More than ${loopLimit} timers fired during advance() at one instant: likely an endless loop of work that reschedules itself with no delay. The clock stopped at ${new Date(current).toISOString()}.`)
         if (++total > loopLimit * 100) throw new RangeError(`advance(${JSON.stringify(delay)}) fired more than ${loopLimit * 100} timers (clock.loopLimit x 100); the clock stopped at ${new Date(current).toISOString()}. Advance in smaller steps.`)
-        await flush()
+        await slice()
       }
       alignWall(target)
       if (target > current) current = target
       armHost()
     },
     async runAll() {
+      const firstNew = seq
       let fired = 0
-      await flush()
-      while (await clock.next()) {
-        if (++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired during runAll(): likely an endless loop (a repeating timeline or restart loop). Use advance() instead.`)
+      await settle()
+      const slice = slicer()
+      for (let t = popDue(Infinity); t; t = popDue(Infinity)) {
+        syncNow()
+        fire(t)
+        alignWall(t.at)
+        if (t.seq >= firstNew && ++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired during runAll(): likely an endless loop (a repeating timeline or restart loop). Use advance() instead.`)
+        await slice()
+        armHost()
       }
     },
     async next() {
+      await settle()
       const t = popDue(Infinity)
       if (!t) return false
       syncNow()

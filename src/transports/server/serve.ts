@@ -137,8 +137,24 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
 
   const onRequest = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
     const controller = new AbortController()
-    res.on('close', () => {
+    // The client has left as soon as its socket ends or fails, not only when the response closes (a loop turn or
+    // more later): a push cancelled then wins over a clock advance that arrives right after the disconnect.
+    const socket = req.socket
+    const gone = () => {
       if (!res.writableFinished) controller.abort()
+    }
+    const detach = () => {
+      socket.off('end', gone)
+      socket.off('error', gone)
+      socket.off('close', gone)
+    }
+    socket.once('end', gone)
+    socket.once('error', gone)
+    socket.once('close', gone)
+    res.once('finish', detach)
+    res.once('close', () => {
+      detach()
+      gone()
     })
     const proto = toProtoRequest(req, controller.signal)
     protocol

@@ -263,6 +263,21 @@ export function createClock(options: ClockOptions = {}): Clock {
     }
   }
 
+  /**
+   * Nothing is due: before an advance ends, gives the work its timers woke (a stream writing to its reader, waiting
+   * for a drain) continuations and up to two host turns to schedule what comes next, then looks again.
+   * A 1 GB push advanced in one call thus runs to its end instead of stopping at the first write that waits.
+   */
+  const quiet = async (limit: number): Promise<Timer | undefined> => {
+    await flush()
+    let t = popDue(limit)
+    for (let turn = 0; !t && host && turn < 2; turn++) {
+      await hostTurn()
+      t = popDue(limit)
+    }
+    return t
+  }
+
   const clock: Clock = {
     mode,
     lifetime: lifetime.signal,
@@ -324,7 +339,7 @@ export function createClock(options: ClockOptions = {}): Clock {
       let total = 0
       let at = current
       const slice = slicer()
-      for (let t = popDue(target); t; t = popDue(target)) {
+      for (let t = popDue(target) ?? (await quiet(target)); t; t = popDue(target) ?? (await quiet(target))) {
         // The limit counts timers fired at one instant: a long advance over a repeating timeline is fine,
         // work that reschedules itself with no delay is not.
         if (t.at > at) {
@@ -345,7 +360,7 @@ export function createClock(options: ClockOptions = {}): Clock {
       let fired = 0
       await settle()
       const slice = slicer()
-      for (let t = popDue(Infinity); t; t = popDue(Infinity)) {
+      for (let t = popDue(Infinity) ?? (await quiet(Infinity)); t; t = popDue(Infinity) ?? (await quiet(Infinity))) {
         syncNow()
         fire(t)
         alignWall(t.at)

@@ -54,6 +54,15 @@ function handshakeProblem(req: Http.IncomingMessage): ProtoResponse & { body: st
   return undefined
 }
 
+/**
+ * HTTP/1.1 requires a Host header (RFC 9112, section 3.2): without one, a JSON 400 (node's own answer has no body).
+ * HTTP/1.0 predates Host and is served without it.
+ */
+function missingHost(req: Http.IncomingMessage): (ProtoResponse & { body: string }) | undefined {
+  if (req.headers.host !== undefined || req.httpVersion === '1.0') return undefined
+  return jsonError(400, `Missing Host header: HTTP/${req.httpVersion} requires one (RFC 9112, section 3.2); send e.g. "Host: 127.0.0.1:2375".`)
+}
+
 function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal): ProtoRequest {
   const headers: Record<string, string | undefined> = {}
   for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v
@@ -136,6 +145,8 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   const live = new Set<WebSocket>()
 
   const onRequest = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+    const noHost = missingHost(req)
+    if (noHost) return void res.writeHead(noHost.status, noHost.headers).end(noHost.body)
     const controller = new AbortController()
     // The client has left as soon as its socket ends or fails, not only when the response closes (a loop turn or
     // more later): a push cancelled then wins over a clock advance that arrives right after the disconnect.
@@ -171,7 +182,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
 
   const onUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
-    const problem = handshakeProblem(req)
+    const problem = missingHost(req) ?? handshakeProblem(req)
     if (problem) return writeRaw(socket, problem)
     const controller = new AbortController()
     socket.once('close', () => controller.abort())
@@ -207,9 +218,14 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   let server: Http.Server | Https.Server
   if (options.tls) {
     const https = process.getBuiltinModule('node:https') as typeof Https
-    server = https.createServer({ key: options.tls.key, cert: options.tls.cert }, onRequest)
-  } else server = http.createServer(onRequest)
+    server = https.createServer({ key: options.tls.key, cert: options.tls.cert, requireHostHeader: false }, onRequest)
+  } else server = http.createServer({ requireHostHeader: false }, onRequest)
   server.on('upgrade', onUpgrade)
+  // node:http hands CONNECT to this event and, with no listener, drops the socket without an answer.
+  server.on('connect', (req: Http.IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy())
+    writeRaw(socket, jsonError(405, `Method CONNECT is not allowed: this fake is not a proxy. It serves GET, HEAD, POST and DELETE (GET /_ping, GET /events/ws, GET /_dockside/state...).`, { allow: 'GET, HEAD, POST, DELETE' }))
+  })
   server.on('connection', (s: Duplex) => {
     sockets.add(s)
     s.on('close', () => sockets.delete(s))

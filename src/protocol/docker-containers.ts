@@ -1,4 +1,6 @@
 import type { Container } from '../service/containers'
+import { InvalidFilterError, InvalidInputError } from '../service/errors'
+import { parseFilterArgs } from '../service/filters'
 import type { Service } from '../service/service'
 import { familiarName } from './docker-images'
 import { json, type Target } from './http'
@@ -83,15 +85,128 @@ function inspect(svc: Service, c: Container) {
   }
 }
 
+/** The filter names of `GET /containers/json`, as the Engine's daemon/list.go accepts them. */
+export const CONTAINER_FILTER_NAMES = ['ancestor', 'before', 'exited', 'expose', 'health', 'id', 'isolation', 'is-task', 'label', 'name', 'network', 'publish', 'since', 'status', 'volume'] as const
+/** Docker's container states (`status` filter values); the fake's containers are only ever created, running or exited. */
+export const CONTAINER_STATES = ['created', 'restarting', 'running', 'removing', 'paused', 'exited', 'dead'] as const
+const HEALTH = ['starting', 'healthy', 'unhealthy', 'none']
+const PORT = /^\d{1,5}(?:-\d{1,5})?(?:\/(?:tcp|udp|sctp))?$/
+
+/** Docker's httputils.BoolValue: anything but "", "0", "no", "false", "none" (any case) is true. */
+const boolValue = (v: string | undefined) => v !== undefined && !['', '0', 'no', 'false', 'none'].includes(v.trim().toLowerCase())
+
+/** Go's regexp.MatchString as `filters.Args.Match` uses it: a pattern that does not compile matches nothing. */
+function regexp(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern)
+  } catch {
+    return undefined
+  }
+}
+
+const invalid = (name: string, value?: string, why = '') => new InvalidFilterError(`invalid filter '${name}${value === undefined ? '' : `=${value}`}'${why}`)
+
+/**
+ * `GET /containers/json`: Docker's list with its `all`, `limit`, `size` and `filters` (daemon/list.go): ids by
+ * unique prefix, names by regexp on `/name` or `name`, labels all must match, `status` by state, `ancestor` by
+ * the image it resolves to, `before`/`since` by container, `exited` by exit code; `health`, `is-task`,
+ * `network`, `volume`, `publish`, `expose` against what a fake container has (no health check, no task, no
+ * networks, volumes or ports); `isolation` is ignored, as on a Linux daemon.
+ */
+function listContainers(svc: Service, target: Target) {
+  const f = parseFilterArgs(target.query.get('filters'), {
+    names: CONTAINER_FILTER_NAMES,
+    unknown: (name) => `invalid filter '${name}': GET /containers/json takes the filters ${CONTAINER_FILTER_NAMES.join(', ')}.`,
+    example: '{"label":{"app=web":true},"status":{"running":true}}',
+  })
+  let all = boolValue(target.query.get('all'))
+  const limitRaw = target.query.get('limit')
+  const limit = limitRaw === undefined || limitRaw === '' ? 0 : Number(limitRaw)
+  if (!Number.isInteger(limit)) throw new InvalidInputError(`Invalid "limit" ${JSON.stringify(limitRaw)}: expected an integer, e.g. limit=5.`)
+  const size = boolValue(target.query.get('size'))
+
+  const exited = (f.exited ?? []).map((v) => {
+    if (!/^-?\d+$/.test(v)) throw invalid('exited', v, ': expected an integer exit code, e.g. exited=0.')
+    return Number(v)
+  })
+  for (const v of f.status ?? []) {
+    if (!(CONTAINER_STATES as readonly string[]).includes(v)) throw invalid('status', v, `: allowed values are ${CONTAINER_STATES.join(', ')}.`)
+    all = true
+  }
+  let isTask: boolean | undefined
+  if (f['is-task']) {
+    if (f['is-task'].includes('true')) isTask = true
+    else if (f['is-task'].includes('false')) isTask = false
+    else throw invalid('is-task', f['is-task'].join(','), ': expected true or false.')
+  }
+  for (const v of f.health ?? []) {
+    if (!HEALTH.includes(v)) throw new InvalidFilterError(`Unrecognised filter value for health: ${v}. Allowed values: ${HEALTH.join(', ')}.`)
+  }
+  for (const key of ['publish', 'expose'] as const) {
+    for (const v of f[key] ?? []) {
+      if (!PORT.test(v)) throw new InvalidFilterError(`invalid filter '${key}=${v}': expected <port>[/<proto>] or <start>-<end>[/<proto>], e.g. ${key}=8080/tcp.`)
+    }
+  }
+  // A name given only with `false` values (`{"label":{"app=web":false}}`) selects nothing, as on the events routes.
+  if (Object.values(f).some((values) => values.length === 0)) return []
+  // Newest first, as Docker lists them; among containers created in the same millisecond, the later one first.
+  const list = svc.containers.list().map((c, i) => ({ c, i }))
+  list.sort((a, b) => b.c.created - a.c.created || b.i - a.i)
+  const ordered = list.map(({ c }) => c)
+  // `before`/`since` name a container (Docker: 404 when there is none); the last value given wins, as in Docker.
+  const before = f.before?.length ? svc.containers.get(f.before.at(-1)!) : undefined
+  const since = f.since?.length ? svc.containers.get(f.since.at(-1)!) : undefined
+
+  // The Engine's fast path: ids by unique prefix (an ambiguous prefix matches nothing), then names among those.
+  let candidates = ordered
+  if (f.id || f.name) {
+    const byId = f.id
+      ? new Set(f.id.flatMap((v) => {
+          const hits = ordered.filter((c) => c.id.startsWith(v))
+          return hits.length === 1 ? hits : []
+        }))
+      : undefined
+    const patterns = (f.name ?? []).map(regexp)
+    candidates = ordered.filter((c) => {
+      if (byId && !byId.has(c)) return false
+      if (!f.name) return true
+      return patterns.some((p) => p !== undefined && (p.test(`/${c.name}`) || p.test(c.name)))
+    })
+  }
+  const ancestors = f.ancestor ? new Set(f.ancestor.map((a) => svc.images.resolve(familiarName(a))?.id).filter((id) => id !== undefined)) : undefined
+  const labels = f.label?.map((l) => {
+    const eq = l.indexOf('=')
+    return eq < 0 ? { key: l, value: undefined } : { key: l.slice(0, eq), value: l.slice(eq + 1) }
+  })
+
+  const out = []
+  let skipping = before !== undefined
+  for (const c of candidates) {
+    if (skipping) {
+      if (c === before) skipping = false
+      continue
+    }
+    if (since && c === since) break
+    if (c.state !== 'running' && !all && limit <= 0) continue
+    if (isTask === true) continue
+    if (labels && (Object.keys(c.labels).length === 0 || !labels.every(({ key, value }) => Object.hasOwn(c.labels, key) && (value === undefined || c.labels[key] === value)))) continue
+    if (limit > 0 && out.length === limit) break
+    if (exited.length && !(c.state === 'exited' && c.startedAt !== undefined && exited.includes(c.exitCode))) continue
+    if (f.status && !f.status.includes(c.state)) continue
+    // No fake container has a health check (Docker reports "none"), a volume, a network, or a port.
+    if (f.health && !f.health.includes('none')) continue
+    if (f.volume || f.network || f.publish || f.expose) continue
+    if (ancestors && !ancestors.has(imageId(svc, c))) continue
+    out.push(size ? { ...summary(svc, c), SizeRw: 0, SizeRootFs: svc.images.resolve(familiarName(c.image))?.size ?? 0 } : summary(svc, c))
+  }
+  return out
+}
+
 const CONTAINER = /^\/containers\/([^/]+)\/(json|start|stop)$/
 
 /** `GET /containers/json`, `GET /containers/{id}/json`, `POST /containers/{id}/start|stop`. Undefined for other paths. */
 export function handleContainers(svc: Service, req: ProtoRequest, target: Target): ProtoResponse | undefined {
-  if (target.path === '/containers/json' && req.method === 'GET') {
-    const all = ['1', 'true', 'True'].includes(target.query.get('all') ?? '')
-    const list = svc.containers.list().filter((c) => all || c.state === 'running')
-    return json(200, list.sort((a, b) => b.created - a.created).map((c) => summary(svc, c)))
-  }
+  if (target.path === '/containers/json' && req.method === 'GET') return json(200, listContainers(svc, target))
   const m = CONTAINER.exec(target.path)
   if (!m) return undefined
   let ref = m[1]

@@ -1,7 +1,8 @@
+import { authConfigFrom, authorize } from '../service/auth'
 import type { Service } from '../service/service'
 import { handleContainers } from './docker-containers'
 import { handleImages } from './docker-images'
-import { json, text, type Target } from './http'
+import { json, jsonError, text, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
 /** The API version the fake announces. */
@@ -10,7 +11,217 @@ export const API_VERSION = '1.47'
 const versionHeaders = { 'api-version': API_VERSION, ostype: 'linux', 'docker-experimental': 'false' }
 
 /**
- * Docker-compatible routes the `docker` CLI and dockerode call: ping, version, info, images, containers.
+ * The Docker Engine API routes (v1.47) that the fake serves, as `METHOD /path` with `{id}` one path segment and
+ * `{name}` an image reference that may hold slashes. docs/docker-compat.md lists the same; a test checks both.
+ */
+export const SERVED_DOCKER_ROUTES = [
+  'HEAD /_ping',
+  'GET /_ping',
+  'GET /version',
+  'GET /info',
+  'POST /auth',
+  'GET /events',
+  'GET /images/json',
+  'GET /images/{name}/json',
+  'POST /images/{name}/tag',
+  'POST /images/{name}/push',
+  'GET /containers/json',
+  'GET /containers/{id}/json',
+  'POST /containers/{id}/start',
+  'POST /containers/{id}/stop',
+] as const
+
+/**
+ * Docker Engine API routes the fake does not serve: each answers 501 naming itself. Everything the docker CLI,
+ * dockerode and the Python Docker SDK call, by area.
+ */
+export const UNSERVED_DOCKER_ROUTES = [
+  // containers
+  'POST /containers/create',
+  'POST /containers/prune',
+  'GET /containers/{id}/top',
+  'GET /containers/{id}/logs',
+  'GET /containers/{id}/changes',
+  'GET /containers/{id}/export',
+  'GET /containers/{id}/stats',
+  'POST /containers/{id}/resize',
+  'POST /containers/{id}/restart',
+  'POST /containers/{id}/kill',
+  'POST /containers/{id}/update',
+  'POST /containers/{id}/rename',
+  'POST /containers/{id}/pause',
+  'POST /containers/{id}/unpause',
+  'POST /containers/{id}/attach',
+  'GET /containers/{id}/attach/ws',
+  'POST /containers/{id}/wait',
+  'DELETE /containers/{id}',
+  'HEAD /containers/{id}/archive',
+  'GET /containers/{id}/archive',
+  'PUT /containers/{id}/archive',
+  'POST /containers/{id}/exec',
+  'POST /exec/{id}/start',
+  'POST /exec/{id}/resize',
+  'GET /exec/{id}/json',
+  // images
+  'POST /images/create',
+  'POST /images/load',
+  'GET /images/get',
+  'GET /images/search',
+  'POST /images/prune',
+  'GET /images/{name}/history',
+  'GET /images/{name}/get',
+  'DELETE /images/{name}',
+  'POST /build',
+  'POST /build/prune',
+  'POST /build/cancel',
+  'POST /commit',
+  'GET /distribution/{name}/json',
+  // networks
+  'GET /networks',
+  'POST /networks/create',
+  'POST /networks/prune',
+  'GET /networks/{id}',
+  'DELETE /networks/{id}',
+  'POST /networks/{id}/connect',
+  'POST /networks/{id}/disconnect',
+  // volumes
+  'GET /volumes',
+  'POST /volumes/create',
+  'POST /volumes/prune',
+  'GET /volumes/{name}',
+  'PUT /volumes/{name}',
+  'DELETE /volumes/{name}',
+  // system
+  'GET /system/df',
+  'POST /session',
+  'POST /grpc',
+  // swarm, nodes, services, tasks, secrets, configs
+  'GET /swarm',
+  'POST /swarm/init',
+  'POST /swarm/join',
+  'POST /swarm/leave',
+  'POST /swarm/update',
+  'GET /swarm/unlockkey',
+  'POST /swarm/unlock',
+  'GET /nodes',
+  'GET /nodes/{id}',
+  'DELETE /nodes/{id}',
+  'POST /nodes/{id}/update',
+  'GET /services',
+  'POST /services/create',
+  'GET /services/{id}',
+  'DELETE /services/{id}',
+  'POST /services/{id}/update',
+  'GET /services/{id}/logs',
+  'GET /tasks',
+  'GET /tasks/{id}',
+  'GET /tasks/{id}/logs',
+  'GET /secrets',
+  'POST /secrets/create',
+  'GET /secrets/{id}',
+  'DELETE /secrets/{id}',
+  'POST /secrets/{id}/update',
+  'GET /configs',
+  'POST /configs/create',
+  'GET /configs/{id}',
+  'DELETE /configs/{id}',
+  'POST /configs/{id}/update',
+  // plugins
+  'GET /plugins',
+  'GET /plugins/privileges',
+  'POST /plugins/pull',
+  'POST /plugins/create',
+  'GET /plugins/{name}/json',
+  'DELETE /plugins/{name}',
+  'POST /plugins/{name}/enable',
+  'POST /plugins/{name}/disable',
+  'POST /plugins/{name}/upgrade',
+  'POST /plugins/{name}/push',
+  'POST /plugins/{name}/set',
+] as const
+
+interface RoutePattern {
+  route: string
+  method: string
+  pattern: RegExp
+  /** Routes without placeholders are tried first, so `GET /images/search` is not `GET /images/{name}`. */
+  literal: boolean
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+const compileRoute = (route: string): RoutePattern => {
+  const [method, path] = route.split(' ')
+  const source = path
+    .split(/(\{[a-z]+\})/)
+    .map((part) => (part === '{name}' ? '.+' : /^\{[a-z]+\}$/.test(part) ? '[^/]+' : escapeRe(part)))
+    .join('')
+  return { route, method, pattern: new RegExp(`^${source}$`), literal: !path.includes('{') }
+}
+const UNSERVED = UNSERVED_DOCKER_ROUTES.map(compileRoute).sort((a, b) => Number(b.literal) - Number(a.literal))
+
+/** The unserved Docker route `method path` is, if it is one. */
+export function unservedDockerRoute(method: string, path: string): string | undefined {
+  return UNSERVED.find((r) => r.method === method && r.pattern.test(path))?.route
+}
+
+const SERVED_SUMMARY = 'ping, version, info, login (POST /auth), events, image list/inspect/tag/push, container list/inspect/start/stop, the events websocket GET /events/ws and the admin API /_dockside/*'
+
+/**
+ * The answer for a Docker-looking request nothing serves: 501 naming a Docker Engine route the fake does not
+ * implement, else Docker's own 404 `page not found` (an unknown path, or a known path with another method).
+ */
+export function unservedDocker(method: string, path: string) {
+  const route = unservedDockerRoute(method, path)
+  if (route) return jsonError(501, `${route} is not served by this fake (dockside serves ${SERVED_SUMMARY}; see docs/docker-compat.md).`)
+  return jsonError(404, `page not found: ${method} ${path} is not a Docker Engine API route this fake knows (dockside serves ${SERVED_SUMMARY}; see docs/docker-compat.md).`)
+}
+
+/** Where a registry's `/v2/` endpoint is, as the daemon would reach it (loopback registries are insecure: http). */
+function endpoint(host: string) {
+  const name = host.replace(/:\d+$/, '')
+  const insecure = name === 'localhost' || name.startsWith('127.') || name === '[::1]'
+  return `${insecure ? 'http' : 'https'}://${host === 'docker.io' ? 'registry-1.docker.io' : host}/v2/`
+}
+
+/** The registry host of a login's `serveraddress` (`https://index.docker.io/v1/` is Docker Hub, as is nothing). */
+export function loginHost(serverAddress: string | undefined): string {
+  const bare = (serverAddress ?? '').trim().replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '').toLowerCase()
+  if (bare === '' || bare === 'index.docker.io' || bare === 'registry-1.docker.io' || bare === 'docker.io') return 'docker.io'
+  return bare
+}
+
+/**
+ * `POST /auth` (`docker login`): checks the credentials against the registry's configured ones. A registry with
+ * none, or a host the fake does not know, is open and accepts anything. Wrong credentials are a 401 worded as
+ * the daemon words them. A token registry takes its token as the password and answers it as the identity token,
+ * which the CLI then stores and sends with every push.
+ */
+async function login(svc: Service, req: ProtoRequest): Promise<ProtoResponse> {
+  const raw = await req.body()
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    return jsonError(400, `POST /auth needs a JSON AuthConfig body such as {"username":"ci","password":"s3cret","serveraddress":"localhost:5000"}; got ${JSON.stringify(raw.slice(0, 100))}.`)
+  }
+  const auth = authConfigFrom(value, 'The POST /auth body')
+  if ('invalid' in auth) return jsonError(400, `${auth.invalid}: send an AuthConfig such as {"username":"ci","password":"s3cret","serveraddress":"localhost:5000"}.`)
+  const host = loginHost(auth.serveraddress)
+  const registry = svc.registries.list().find((r) => r.host.toLowerCase() === host)
+  const required = registry?.auth ?? { kind: 'open' as const }
+  const viaToken = required.kind === 'token' && auth.password === required.token
+  const ok = viaToken || authorize(required, auth)
+  svc.journal.record('auth.login', { registry: host, username: auth.username, status: ok ? 'ok' : 'refused', known: registry !== undefined })
+  if (ok) return json(200, { Status: 'Login Succeeded', IdentityToken: viaToken && required.kind === 'token' ? required.token : '' })
+  const message =
+    required.kind === 'token'
+      ? `Get "${endpoint(host)}": unauthorized: incorrect username or password`
+      : `login attempt to ${endpoint(host)} failed with status: 401 Unauthorized`
+  return jsonError(401, message)
+}
+
+/**
+ * Docker-compatible routes the `docker` CLI and dockerode call: ping, version, info, login, images, containers.
  * Returns undefined for paths it does not serve. See docs/docker-compat.md.
  */
 export async function handleDocker(svc: Service, req: ProtoRequest, target: Target): Promise<ProtoResponse | undefined> {
@@ -54,6 +265,7 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
       SystemTime: new Date(svc.clock.now()).toISOString(),
     }, versionHeaders)
   }
+  if (path === '/auth' && req.method === 'POST') return login(svc, req)
   if (path.startsWith('/images/')) return handleImages(svc, req, target)
   if (path.startsWith('/containers/')) return handleContainers(svc, req, target)
   return undefined

@@ -38,7 +38,7 @@ export interface EventsQuery {
 }
 
 export function parseEventsQuery(req: ProtoRequest, target: Target): EventsQuery {
-  const filter = compileFilters(parseFilters(target.query.get('filters')))
+  const filter = compileFilters(parseFilters(target.query.get('filters'), { docker: target.path === '/events' }))
   const since = parseTimestampNano('since', target.query.get('since'))
   const until = parseTimestampNano('until', target.query.get('until'))
   if (since !== undefined && until !== undefined && until < since) {

@@ -1,6 +1,6 @@
 import type { Service } from '../service/service'
 import { handleAdmin } from './admin'
-import { handleDocker } from './docker'
+import { handleDocker, unservedDocker } from './docker'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
 import { errorResponse, json, jsonError, parseTarget } from './http'
 import { pushRoute } from './push'
@@ -34,7 +34,7 @@ export const ROUTES = [
   'GET /events/ws (websocket)',
   'POST /images/{name}/push',
   'GET /events',
-  'HEAD|GET /_ping, GET /version, GET /info',
+  'HEAD|GET /_ping, GET /version, GET /info, POST /auth',
   'GET /images/json, GET /images/{name}/json, POST /images/{name}/tag',
   'GET /containers/json, GET /containers/{id}/json, POST /containers/{id}/start, POST /containers/{id}/stop',
   '/_dockside/* (admin API)',
@@ -72,7 +72,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
         } else if (target.path.startsWith('/_dockside/') || target.path === '/_dockside') {
           res = await handleAdmin(svc, host, hub, req, target)
         } else {
-          res = (await handleDocker(svc, req, target)) ?? jsonError(404, `No route for ${req.method} ${target.path}. This fake serves: ${ROUTES.join('; ')}.`)
+          res = (await handleDocker(svc, req, target)) ?? unservedDocker(req.method, target.path)
         }
       } catch (error) {
         res = errorResponse(error)

@@ -41,7 +41,12 @@ export function decodeRegistryAuth(header: string | undefined): AuthConfig | { i
   } catch {
     return { invalid: 'X-Registry-Auth is not base64-encoded JSON' }
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return { invalid: 'X-Registry-Auth is not a JSON object' }
+  return authConfigFrom(json, 'X-Registry-Auth')
+}
+
+/** Reads a decoded AuthConfig JSON value (an `X-Registry-Auth` header's, or the body of `POST /auth`). */
+export function authConfigFrom(json: unknown, what = 'The AuthConfig'): AuthConfig | { invalid: string } {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return { invalid: `${what} is not a JSON object` }
   const out: AuthConfig = {}
   const obj = json as Record<string, unknown>
   // The daemon decodes with Go's encoding/json, which matches keys case-insensitively ("Username" works).

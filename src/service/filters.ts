@@ -2,7 +2,13 @@ import { InvalidFilterError } from './errors'
 
 /** The filter names the events endpoints accept. */
 export const FILTER_NAMES = ['container', 'event', 'image', 'label'] as const
-export type FilterName = (typeof FILTER_NAMES)[number]
+/**
+ * The other filter names Docker's `GET /events` takes (`docker events --filter type=container`). Every
+ * event here is a local container event: `type` and `scope` select all or nothing, and the rest match as
+ * the Engine matches them (a prefix of the actor's id or name), which in practice selects nothing.
+ */
+export const DOCKER_EVENT_FILTER_NAMES = ['type', 'scope', 'daemon', 'network', 'volume', 'plugin', 'node', 'service', 'secret', 'config'] as const
+export type FilterName = (typeof FILTER_NAMES)[number] | (typeof DOCKER_EVENT_FILTER_NAMES)[number]
 /** The only event kinds the service emits. */
 export const EVENT_KINDS = ['start', 'stop'] as const
 export type EventKind = (typeof EVENT_KINDS)[number]
@@ -26,28 +32,38 @@ export interface CompiledFilter {
   matches(subject: FilterSubject): boolean
 }
 
-const allowed = `Allowed filter names: ${FILTER_NAMES.join(', ')}.`
+/** How {@link parseFilterArgs} words its refusals and which names it takes. */
+export interface FilterArgsOptions {
+  /** Filter names accepted; any other is refused with `unknown(name)`. */
+  names: readonly string[]
+  /** The refusal for a name not in `names`. */
+  unknown(name: string): string
+  /** An example of the expected shape, for the refusal of a value that is not a JSON object. */
+  example: string
+}
 
 /**
- * Parses the `filters` query value (JSON, already percent-decoded) into {@link Filters}.
- * Accepts values as an object of booleans (`{"event":{"start":true}}`) or a list (`{"event":["start"]}`).
+ * Parses a Docker `filters` query value (JSON, already percent-decoded) as the Engine's `filters.FromJSON`
+ * does: an object of names to an object of booleans (`{"label":{"app=web":true}}`) or, the legacy form,
+ * a list of strings (`{"label":["app=web"]}`). Names given as `{}` or `[]` are no filter at all; a name
+ * given only with `false` values is kept with no values (it selects nothing, as in Docker).
  */
-export function parseFilters(raw: string | null | undefined): Filters {
-  if (raw == null || raw === '') return {}
+export function parseFilterArgs(raw: string | null | undefined, options: FilterArgsOptions): Record<string, string[]> {
+  const out: Record<string, string[]> = {}
+  if (raw == null || raw === '') return out
   let json: unknown
   try {
     json = JSON.parse(raw)
   } catch {
-    throw new InvalidFilterError(`Invalid filters: ${JSON.stringify(raw.slice(0, 200))} is not valid JSON. Expected an object like {"event":{"start":true},"label":["app=web"]}.`)
+    throw new InvalidFilterError(`Invalid filters: ${JSON.stringify(raw.slice(0, 200))} is not valid JSON. Expected an object like ${options.example}.`)
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new InvalidFilterError(`Invalid filters: expected a JSON object mapping filter names to values, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}. ${allowed}`)
+    throw new InvalidFilterError(
+      `Invalid filters: expected a JSON object mapping filter names to values, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}. Allowed filter names: ${options.names.join(', ')}.`,
+    )
   }
-  const out: Filters = {}
   for (const [name, value] of Object.entries(json as Record<string, unknown>)) {
-    if (!(FILTER_NAMES as readonly string[]).includes(name)) {
-      throw new InvalidFilterError(`Invalid filter "${name}". ${allowed}`)
-    }
+    if (!options.names.includes(name)) throw new InvalidFilterError(options.unknown(name))
     let values: string[]
     if (Array.isArray(value)) {
       if (!value.every((v) => typeof v === 'string')) {
@@ -66,6 +82,31 @@ export function parseFilters(raw: string | null | undefined): Filters {
     } else {
       throw new InvalidFilterError(`Invalid filter "${name}": expected an object of booleans like {"${name}":{"x":true}} or a list of strings like {"${name}":["x"]}, got ${JSON.stringify(value)}.`)
     }
+    // An empty list is no filter at all, as in Docker.
+    if (values.length === 0 && Array.isArray(value)) continue
+    out[name] = values
+  }
+  return out
+}
+
+const EVENTS_NAMES: readonly string[] = FILTER_NAMES
+const DOCKER_EVENTS_NAMES: readonly string[] = [...FILTER_NAMES, ...DOCKER_EVENT_FILTER_NAMES]
+
+/**
+ * Parses the `filters` query value (JSON, already percent-decoded) into {@link Filters}.
+ * Accepts values as an object of booleans (`{"event":{"start":true}}`) or a list (`{"event":["start"]}`).
+ * `docker: true` (Docker's `GET /events`) also takes Docker's other event filter names
+ * ({@link DOCKER_EVENT_FILTER_NAMES}); without it (the events websocket) they are refused.
+ */
+export function parseFilters(raw: string | null | undefined, options: { docker?: boolean } = {}): Filters {
+  const names = options.docker ? DOCKER_EVENTS_NAMES : EVENTS_NAMES
+  const allowed = `Allowed filter names: ${names.join(', ')}.`
+  const out = parseFilterArgs(raw, {
+    names,
+    unknown: (name) => `Invalid filter "${name}". ${allowed}`,
+    example: '{"event":{"start":true},"label":["app=web"]}',
+  })
+  for (const [name, values] of Object.entries(out)) {
     if (name === 'event') {
       for (const v of values) {
         if (!(EVENT_KINDS as readonly string[]).includes(v)) {
@@ -73,11 +114,8 @@ export function parseFilters(raw: string | null | undefined): Filters {
         }
       }
     }
-    // An empty list is no filter at all, as in Docker.
-    if (values.length === 0 && Array.isArray(value)) continue
-    out[name as FilterName] = values
   }
-  return out
+  return out as Filters
 }
 
 /** Strips a `:tag` (not a registry port) and a `@digest` from an image reference. */
@@ -102,6 +140,16 @@ export function compileFilters(filters: Filters): CompiledFilter {
   if (image) {
     tests.push((s) => image.some((i) => s.image === i || stripTag(s.image) === i))
   }
+  // Docker's other event filters (GET /events only). Every event here is a container event in the local scope.
+  let none = false
+  if (filters.type && !filters.type.includes('container')) none = true
+  if (filters.scope && !filters.scope.includes('local')) none = true
+  for (const name of ['daemon', 'network', 'volume', 'plugin', 'node', 'service', 'secret', 'config'] as const) {
+    const values = filters[name]
+    // The Engine's fuzzyMatchName: the value equals or prefixes the actor's id or its name attribute.
+    if (values) tests.push((s) => values.some((v) => s.id.startsWith(v) || s.name.startsWith(v)))
+  }
+  if (none) tests.unshift(() => false)
   if (label) {
     const wanted = label.map((l) => {
       const eq = l.indexOf('=')
@@ -113,7 +161,8 @@ export function compileFilters(filters: Filters): CompiledFilter {
   }
   return {
     filters,
-    kinds: event ? (event as EventKind[]) : undefined,
+    // A filter that selects nothing is indexed under no kind: no event ever reaches it.
+    kinds: none ? [] : event ? (event as EventKind[]) : undefined,
     matches: (s) => tests.every((t) => t(s)),
   }
 }

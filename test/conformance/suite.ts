@@ -6,6 +6,7 @@ import { pushCases } from './push.case'
 import { faultCases } from './faults.case'
 import { adminCases } from './admin.case'
 import { chaosCases } from './chaos.case'
+import { dockerCases } from './docker.case'
 
 /** Every case, written once. */
 export const allCases: Record<string, Case[]> = {
@@ -14,6 +15,7 @@ export const allCases: Record<string, Case[]> = {
   faults: faultCases,
   admin: adminCases,
   chaos: chaosCases,
+  docker: dockerCases,
 }
 
 /** Runs every case through one way in; cases it cannot run are listed with their reason. */

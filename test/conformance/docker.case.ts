@@ -1,0 +1,221 @@
+import { expect } from 'vitest'
+import type { Dockside } from '../../src/index'
+import type { Case, Harness } from '../support/way-in'
+
+// Docker Engine routes answered as the Engine answers them (issue 8, point 4), on every way in.
+
+/** Four containers, oldest first: web (running, app=web), api (exited 3, app=api), db (created), web-2 (running, app=web tier=front). */
+function seed(fake: Dockside) {
+  fake.images.add('nginx', { tags: ['1.27', 'latest'], layers: 1 })
+  fake.images.add('localhost:5000/team/api', { tags: ['1.0'], layers: 1 })
+  const web = fake.containers.create({ name: 'web', image: 'nginx:1.27', labels: { app: 'web' } })
+  web.start()
+  fake.clock.advance(1000)
+  const api = fake.containers.create({ name: 'api', image: 'localhost:5000/team/api:1.0', labels: { app: 'api' } })
+  api.start()
+  api.stop({ exitCode: 3 })
+  fake.clock.advance(1000)
+  const db = fake.containers.create({ name: 'db', image: 'postgres' })
+  fake.clock.advance(1000)
+  const web2 = fake.containers.create({ name: 'web-2', image: 'nginx', labels: { app: 'web', tier: 'front' } })
+  web2.start()
+  return { web, api, db, web2 }
+}
+
+/** The names `GET /containers/json?...` lists, in order. */
+async function ps(h: Harness, query: Record<string, string | object>): Promise<string[]> {
+  const qs = Object.entries(query)
+    .map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`)
+    .join('&')
+  const res = await h.fetch(`/v1.47/containers/json?${qs}`)
+  expect(res.status, `GET /containers/json?${qs}: ${res.status}`).toBe(200)
+  return ((await res.json()) as { Names: string[] }[]).map((c) => c.Names[0].slice(1))
+}
+
+async function refused(h: Harness, path: string, status: number, message: RegExp) {
+  const res = await h.fetch(path)
+  expect(res.status, path).toBe(status)
+  expect(res.headers.get('content-type')).toBe('application/json')
+  expect(((await res.json()) as { message: string }).message).toMatch(message)
+}
+
+const enc = (v: object) => encodeURIComponent(JSON.stringify(v))
+const login = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+
+export const dockerCases: Case[] = [
+  {
+    name: 'GET /containers/json: running only by default, all=1 lists every container newest first, limit implies all',
+    async run({ fake, h }) {
+      seed(fake)
+      expect(await ps(h, {})).toEqual(['web-2', 'web'])
+      expect(await ps(h, { all: '1' })).toEqual(['web-2', 'db', 'api', 'web'])
+      // Docker's BoolValue: anything but "", 0, no, false, none.
+      expect(await ps(h, { all: 'yes' })).toEqual(['web-2', 'db', 'api', 'web'])
+      expect(await ps(h, { all: 'false' })).toEqual(['web-2', 'web'])
+      expect(await ps(h, { limit: '2' })).toEqual(['web-2', 'db'])
+    },
+  },
+  {
+    name: 'GET /containers/json filters: label key and key=value (every one must match), in both JSON spellings',
+    async run({ fake, h }) {
+      seed(fake)
+      expect(await ps(h, { all: '1', filters: { label: { 'app=web': true } } })).toEqual(['web-2', 'web'])
+      expect(await ps(h, { all: '1', filters: { label: ['app=web'] } })).toEqual(['web-2', 'web'])
+      expect(await ps(h, { all: '1', filters: { label: ['app=web', 'tier'] } })).toEqual(['web-2'])
+      expect(await ps(h, { all: '1', filters: { label: ['app'] } })).toEqual(['web-2', 'api', 'web'])
+      expect(await ps(h, { all: '1', filters: { label: ['app=nope'] } })).toEqual([])
+      // A name given only with false values selects nothing (as the events filters treat it).
+      expect(await ps(h, { all: '1', filters: { label: { 'app=web': false } } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { before: { db: false } } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { label: [] } })).toEqual(['web-2', 'db', 'api', 'web'])
+    },
+  },
+  {
+    name: 'GET /containers/json filters: name by regexp on the name with or without "/", id by unique prefix',
+    async run({ fake, h }) {
+      const { web, api } = seed(fake)
+      expect(await ps(h, { all: '1', filters: { name: ['web'] } })).toEqual(['web-2', 'web'])
+      expect(await ps(h, { all: '1', filters: { name: ['^/web$'] } })).toEqual(['web'])
+      expect(await ps(h, { all: '1', filters: { name: ['^web$'] } })).toEqual(['web'])
+      expect(await ps(h, { all: '1', filters: { name: ['^db$', 'pi'] } })).toEqual(['db', 'api'])
+      // A pattern that does not compile matches nothing (Go's regexp error is skipped).
+      expect(await ps(h, { all: '1', filters: { name: ['('] } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { id: [api.id.slice(0, 6)] } })).toEqual(['api'])
+      expect(await ps(h, { all: '1', filters: { id: [web.id] } })).toEqual(['web'])
+      expect(await ps(h, { all: '1', filters: { id: [api.id.slice(0, 6)], name: ['web'] } })).toEqual([])
+    },
+  },
+  {
+    name: 'GET /containers/json filters: status (implies all), exited, ancestor by name, name:tag or id, before and since',
+    async run({ fake, h }) {
+      const { web } = seed(fake)
+      expect(await ps(h, { filters: { status: ['exited'] } })).toEqual(['api'])
+      expect(await ps(h, { filters: { status: ['created', 'running'] } })).toEqual(['web-2', 'db', 'web'])
+      expect(await ps(h, { filters: { status: ['paused'] } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { exited: ['3'] } })).toEqual(['api'])
+      expect(await ps(h, { all: '1', filters: { exited: ['0'] } })).toEqual([])
+      // nginx:1.27 and nginx:latest are one image here, so both containers descend from either name.
+      expect(await ps(h, { all: '1', filters: { ancestor: ['nginx'] } })).toEqual(['web-2', 'web'])
+      expect(await ps(h, { all: '1', filters: { ancestor: ['nginx:1.27'] } })).toEqual(['web-2', 'web'])
+      expect(await ps(h, { all: '1', filters: { ancestor: ['docker.io/library/nginx:latest'] } })).toEqual(['web-2', 'web'])
+      expect(await ps(h, { all: '1', filters: { ancestor: [fake.images.resolve('localhost:5000/team/api:1.0')!.id] } })).toEqual(['api'])
+      expect(await ps(h, { all: '1', filters: { ancestor: ['nothing-here'] } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { before: ['db'] } })).toEqual(['api', 'web'])
+      expect(await ps(h, { all: '1', filters: { since: ['api'] } })).toEqual(['web-2', 'db'])
+      expect(await ps(h, { all: '1', filters: { since: [web.id], before: ['web-2'] } })).toEqual(['db', 'api'])
+      // What a fake container never has: a health check (Docker reports "none"), a task, networks, volumes, ports.
+      expect(await ps(h, { all: '1', filters: { health: ['none'] } })).toEqual(['web-2', 'db', 'api', 'web'])
+      expect(await ps(h, { all: '1', filters: { health: ['healthy'] } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { 'is-task': ['false'] } })).toEqual(['web-2', 'db', 'api', 'web'])
+      expect(await ps(h, { all: '1', filters: { 'is-task': ['true'] } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { network: ['bridge'] } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { publish: ['80/tcp'] } })).toEqual([])
+    },
+  },
+  {
+    name: 'GET /containers/json refusals: bad JSON, wrong shape, unknown filter, bad status and unknown before are JSON 4xx',
+    async run({ fake, h }) {
+      seed(fake)
+      await refused(h, `/containers/json?filters=${encodeURIComponent('{"label":')}`, 400, /not valid JSON/)
+      await refused(h, `/containers/json?filters=${enc(['label'])}`, 400, /expected a JSON object.*Allowed filter names: ancestor, before/)
+      await refused(h, `/containers/json?filters=${enc({ label: 'app=web' })}`, 400, /Invalid filter "label": expected an object of booleans/)
+      await refused(h, `/containers/json?filters=${enc({ foo: ['x'] })}`, 400, /^invalid filter 'foo': GET \/containers\/json takes the filters ancestor, before, .*status, volume\.$/)
+      await refused(h, `/containers/json?filters=${enc({ status: ['up'] })}`, 400, /^invalid filter 'status=up': allowed values are created, restarting, running, removing, paused, exited, dead\.$/)
+      await refused(h, `/containers/json?filters=${enc({ exited: ['x'] })}`, 400, /invalid filter 'exited=x'/)
+      await refused(h, `/containers/json?filters=${enc({ health: ['ok'] })}`, 400, /Unrecognised filter value for health: ok/)
+      await refused(h, `/containers/json?filters=${enc({ 'is-task': ['maybe'] })}`, 400, /invalid filter 'is-task=maybe'/)
+      await refused(h, `/containers/json?filters=${enc({ publish: ['a:80'] })}`, 400, /invalid filter 'publish=a:80'/)
+      await refused(h, `/containers/json?filters=${enc({ before: ['ghost'] })}`, 404, /No such container: ghost/)
+      await refused(h, '/containers/json?limit=x', 400, /Invalid "limit"/)
+      // Still serving a normal client afterwards.
+      expect(await ps(h, {})).toEqual(['web-2', 'web'])
+    },
+  },
+  {
+    name: 'POST /auth: right credentials succeed, wrong ones are a 401 as the daemon words it, open and unknown registries accept anything',
+    async run({ fake, h }) {
+      fake.registries.add('localhost:5000', { username: 'ci', password: 's3cret' })
+      fake.registries.add('registry.example.com', { username: 'ci', password: 's3cret' })
+      fake.registries.add('open.example.com')
+      const ok = await h.fetch('/v1.47/auth', login({ username: 'ci', password: 's3cret', serveraddress: 'localhost:5000' }))
+      expect(ok.status).toBe(200)
+      expect(await ok.json()).toEqual({ Status: 'Login Succeeded', IdentityToken: '' })
+      const wrong = await h.fetch('/auth', login({ username: 'ci', password: 'nope', serveraddress: 'localhost:5000' }))
+      expect(wrong.status).toBe(401)
+      expect(await wrong.json()).toEqual({ message: 'login attempt to http://localhost:5000/v2/ failed with status: 401 Unauthorized' })
+      const remote = await h.fetch('/auth', login({ username: 'ci', password: 'nope', serveraddress: 'https://registry.example.com/' }))
+      expect(await remote.json()).toEqual({ message: 'login attempt to https://registry.example.com/v2/ failed with status: 401 Unauthorized' })
+      // Go's encoding/json matches keys case-insensitively; a config file's `auth` holds user:pass.
+      expect((await h.fetch('/auth', login({ Username: 'ci', Password: 's3cret', ServerAddress: 'localhost:5000' }))).status).toBe(200)
+      expect((await h.fetch('/auth', login({ auth: btoa('ci:s3cret'), serveraddress: 'localhost:5000' }))).status).toBe(200)
+      expect((await h.fetch('/auth', login({ username: 'x', password: 'y', serveraddress: 'open.example.com' }))).status).toBe(200)
+      expect((await h.fetch('/auth', login({ username: 'x', password: 'y', serveraddress: 'unknown.example.com:5001' }))).status).toBe(200)
+      // No credentials at all for a registry that wants them: refused too.
+      expect((await h.fetch('/auth', login({ serveraddress: 'localhost:5000' }))).status).toBe(401)
+      for (const bad of ['{nope', '[]', '"x"']) {
+        const res = await h.fetch('/auth', login(bad))
+        expect(res.status, bad).toBe(400)
+        expect(((await res.json()) as { message: string }).message).toMatch(/AuthConfig/)
+      }
+      const journal = fake.journal.ofType('auth.login')
+      expect(journal.map((e) => e.status)).toEqual(['ok', 'refused', 'refused', 'ok', 'ok', 'ok', 'ok', 'refused'])
+      expect(JSON.stringify(journal)).not.toContain('s3cret')
+    },
+  },
+  {
+    name: 'POST /auth to a token registry: the token as password succeeds and comes back as the identity token',
+    async run({ fake, h }) {
+      fake.registries.add('ghcr.example.com', { token: 'tok-123' })
+      const ok = await h.fetch('/auth', login({ username: 'me', password: 'tok-123', serveraddress: 'ghcr.example.com' }))
+      expect(await ok.json()).toEqual({ Status: 'Login Succeeded', IdentityToken: 'tok-123' })
+      const wrong = await h.fetch('/auth', login({ username: 'me', password: 'nope', serveraddress: 'ghcr.example.com' }))
+      expect(wrong.status).toBe(401)
+      expect(await wrong.json()).toEqual({ message: 'Get "https://ghcr.example.com/v2/": unauthorized: incorrect username or password' })
+    },
+  },
+  {
+    name: "GET /events takes Docker's other filter keys: type=container and scope=local match, other types nothing; /events/ws stays strict",
+    async run({ fake, h }) {
+      const start = Math.floor(fake.clock.now() / 1000)
+      fake.containers.create({ name: 'web', image: 'nginx', labels: { app: 'web' } }).start()
+      fake.clock.advance(2000)
+      const events = async (filters: object) => {
+        const res = await h.fetch(`/events?since=${start}&until=${start + 1}&filters=${enc(filters)}`)
+        expect(res.status, JSON.stringify(filters)).toBe(200)
+        return (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l).Action as string)
+      }
+      expect(await events({ type: ['container'] })).toEqual(['start'])
+      expect(await events({ type: { container: true }, scope: ['local'], event: ['start'] })).toEqual(['start'])
+      expect(await events({ type: ['container', 'image'] })).toEqual(['start'])
+      for (const none of [{ type: ['image'] }, { type: ['network'] }, { scope: ['swarm'] }, { network: ['bridge'] }, { volume: ['data'] }, { daemon: ['x'] }, { plugin: ['p'] }, { node: ['n'] }, { service: ['s'] }, { secret: ['s'] }, { config: ['c'] }]) {
+        expect(await events(none), JSON.stringify(none)).toEqual([])
+      }
+      // The Engine matches these by a prefix of the actor's id or name, container events included.
+      expect(await events({ network: ['we'] })).toEqual(['start'])
+      await refused(h, `/events?filters=${enc({ colour: ['red'] })}`, 400, /Invalid filter "colour".*Allowed filter names: container, event, image, label, type, scope, daemon, network/)
+      const ws = await h.connect(`/events/ws?filters=${enc({ type: ['container'] })}`)
+      expect(ws.status).toBe(400)
+      expect(JSON.parse(ws.body ?? '{}').message).toMatch(/Invalid filter "type". Allowed filter names: container, event, image, label\.$/)
+    },
+  },
+  {
+    name: 'a live GET /events with type=image gets no container events, one with type=container gets them',
+    async run({ fake, h }) {
+      const web = fake.containers.create({ name: 'web', image: 'nginx' })
+      const image = await h.fetch(`/events?client=img&filters=${enc({ type: ['image'] })}`)
+      const container = await h.fetch(`/events?client=ctr&filters=${enc({ type: ['container'] })}`)
+      expect([image.status, container.status]).toEqual([200, 200])
+      const reader = container.body!.getReader()
+      const imageReader = image.body!.getReader()
+      web.start()
+      const decoder = new TextDecoder()
+      let text = ''
+      while (!text.includes('\n')) text += decoder.decode((await reader.read()).value ?? new Uint8Array())
+      expect(JSON.parse(text).Action).toBe('start')
+      expect([fake.deliveries.report('img').expected, fake.deliveries.report('img').delivered]).toEqual([0, 0])
+      expect([fake.deliveries.report('ctr').expected, fake.deliveries.report('ctr').delivered]).toEqual([1, 1])
+      await reader.cancel()
+      await imageReader.cancel()
+    },
+  },
+]

@@ -5,7 +5,9 @@ import { maintenanceRestart } from './protocol/events'
 import { createProtocol, type Protocol } from './protocol/router'
 import { hostTimers, wallNow } from './runtime/host-timers'
 import { applyScenario, applyScenarioAtRuntime } from './scenario/apply'
-import { validateScenario } from './scenario/load'
+import { validateScenario, validateScenarioSync } from './scenario/load'
+import { checkSchema } from './scenario/schema'
+import { FieldError, ScenarioError } from './service/errors'
 import type { Scenario } from './scenario/scenario'
 import type { Containers } from './service/containers'
 import type { EventLog, ServiceEvent } from './service/events'
@@ -106,6 +108,32 @@ export interface DocksideEvents {
   event: ServiceEvent
 }
 
+/** Every option of createDockside: JS callers get a clear error for a typo (TypeScript already refuses it). Add new options here. */
+const OPTION_NAMES: Record<keyof DocksideOptions, true> = {
+  seed: true,
+  clock: true,
+  maxConnectionAge: true,
+  pushBandwidth: true,
+  timeFormat: true,
+  retainEvents: true,
+  retainEventsFor: true,
+  rateLimit: true,
+  scenario: true,
+  accessKeys: true,
+}
+
+function checkOptions(options: unknown): asserts options is DocksideOptions {
+  const subject = 'createDockside options'
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new FieldError('', 'must be an object of options', subject)
+  const unknown = Object.keys(options).find((k) => !Object.hasOwn(OPTION_NAMES, k))
+  if (unknown !== undefined) throw new FieldError('', `unknown option "${unknown}"; allowed: ${Object.keys(OPTION_NAMES).join(', ')}`, subject)
+}
+
+/** A scenario's FieldError as a ScenarioError, so a scenario given in code reads as one given in a file. */
+function asScenarioError(error: unknown): unknown {
+  return error instanceof FieldError ? new ScenarioError('(scenario)', error.path, error.expected) : error
+}
+
 function buildOptions(options: DocksideOptions): ServiceOptions {
   const s = options.scenario ?? {}
   const scenarioClock = typeof s.clock === 'string' ? { mode: s.clock } : s.clock
@@ -133,6 +161,8 @@ function buildOptions(options: DocksideOptions): ServiceOptions {
  * const server = await fake.listen({ port: 0 })
  */
 export function createDockside(options: DocksideOptions = {}): Dockside {
+  checkOptions(options)
+  if (options.scenario !== undefined) validateScenarioSync(options.scenario)
   const serviceOptions = buildOptions(options)
   let svc: Service
   const servers = new Set<DocksideServer>()
@@ -144,10 +174,16 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   const listeners = { journal: new Set<(v: JournalEntry) => void>(), event: new Set<(v: ServiceEvent) => void>() }
   const everything = compileFilters({})
   const build = () => {
-    svc = createService(serviceOptions, hostTimers)
+    svc = createService(serviceOptions, hostTimers, checkSchema)
     svc.journal.subscribe((entry) => listeners.journal.forEach((l) => l(entry)))
     svc.log.subscribe({ filter: everything, deliver: (event) => listeners.event.forEach((l) => l(event)) })
-    if (options.scenario) applyScenario(svc, options.scenario, applyHooks)
+    if (options.scenario) {
+      try {
+        applyScenario(svc, options.scenario, applyHooks)
+      } catch (error) {
+        throw asScenarioError(error)
+      }
+    }
   }
   const protocol: Protocol = createProtocol({
     service: () => svc,
@@ -197,7 +233,11 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     restart,
     async apply(scenario, applyOptions = {}) {
       const valid = await validateScenario(scenario, '(scenario)')
-      applyScenarioAtRuntime(svc, valid, applyHooks, applyOptions.from === 'now' ? svc.clock.elapsed() : 0)
+      try {
+        applyScenarioAtRuntime(svc, valid, applyHooks, applyOptions.from === 'now' ? svc.clock.elapsed() : 0)
+      } catch (error) {
+        throw asScenarioError(error)
+      }
       svc.journal.record('scenario.apply', { from: applyOptions.from ?? 'start', fields: Object.keys(valid) })
     },
     on(type, listener) {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { createDockside } from '../dockside'
 import { loadScenario } from '../scenario/load'
-import { ScenarioError } from '../service/errors'
+import { DocksideError, ScenarioError } from '../service/errors'
 import type { ClockMode } from '../time/clock'
 import { formatEntry, formatEvent } from './format'
 
@@ -9,7 +9,7 @@ const USAGE = `Usage:
   dockside serve [--host 127.0.0.1] [--port 2375] [--seed N] [--scenario FILE|demo]
                  [--clock real|auto|virtual] [--speed N] [--quiet]
                  [--tls | --cert FILE --key FILE] [--access-key ID:SECRET ...]
-  dockside validate FILE       check a scenario file and exit
+  dockside validate FILE       check a scenario file as serve would (exit 2 if refused)
   dockside --help | --version
 
 serve starts the fake service: the events websocket (GET /events/ws), image push
@@ -83,7 +83,12 @@ async function serve(argv: string[]) {
   // --clock wins, then the scenario's clock, then `real`: demos unfold at human pace.
   const scenarioMode = typeof scenario?.clock === 'string' ? scenario.clock : scenario?.clock?.mode
   const clock = clockFlag ?? scenarioMode ?? 'real'
-  const fake = createDockside({ scenario, seed, accessKeys, clock: { mode: clock, ...(speed ? { speed } : {}) } })
+  let fake
+  try {
+    fake = createDockside({ scenario, seed, accessKeys, clock: { mode: clock, ...(speed ? { speed } : {}) } })
+  } catch (error) {
+    scenarioFailure(values.scenario as string, error)
+  }
   const out = (line: string | undefined) => line !== undefined && !values.quiet && process.stdout.write(`${line}\n`)
   fake.on('journal', (e) => out(formatEntry(e)))
   fake.on('event', (e) => out(formatEvent(e)))
@@ -111,14 +116,22 @@ async function serve(argv: string[]) {
   process.on('SIGTERM', () => void stop('SIGTERM'))
 }
 
+/** A scenario refused while a fake was built from it, named after its file as a load error is. */
+function scenarioFailure(file: string, error: unknown): never {
+  if (error instanceof ScenarioError) fail(`invalid scenario ${error.file === '(scenario)' ? new ScenarioError(file, error.path, error.expected).message : error.message}`)
+  if (error instanceof DocksideError || error instanceof RangeError) fail(`invalid scenario ${file}: at (root): ${error.message}`)
+  throw error
+}
+
 async function validate(argv: string[]) {
   const file = argv[0]
   if (!file) fail(`validate needs a FILE\n${USAGE}`)
   try {
-    await loadScenario(file)
+    // What serve would do with the file, on a throw-away fake: every check serve makes, made first.
+    const scenario = await loadScenario(file)
+    await createDockside({ scenario, clock: { mode: 'virtual' } }).close()
   } catch (error) {
-    if (error instanceof ScenarioError) fail(`invalid scenario ${error.message}`)
-    throw error
+    scenarioFailure(file, error)
   }
   process.stdout.write(`${file}: valid scenario\n`)
 }

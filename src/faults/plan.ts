@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../service/errors'
+import { FieldError } from '../service/errors'
 import type { Journal } from '../service/journal'
 import type { RandomSource } from '../service/random'
 import { toMs } from '../time/duration'
@@ -13,6 +13,7 @@ import {
   type FaultContext,
   type FaultRule,
   type FaultSite,
+  type SchemaCheck,
 } from './rule'
 
 export * from './rule'
@@ -39,6 +40,13 @@ export interface FaultHandle {
 
 export interface FaultPlan {
   add(rule: FaultRule): FaultHandle
+  /**
+   * Adds several rules all or nothing: every rule is checked (and ids against each other and the plan)
+   * before any is added; an error's path starts with the rule's index, e.g. `[2].match.route`.
+   */
+  addAll(rules: readonly FaultRule[]): FaultHandle[]
+  /** Checks rules as `addAll` would, adding none. */
+  validate(rules: readonly FaultRule[]): void
   list(): FaultHandle[]
   remove(id: string): boolean
   clear(): void
@@ -63,7 +71,7 @@ export interface FaultPlan {
 
 type Entry = FaultHandle & { state: { fired: number; matched: number; times: number } }
 
-export function createFaultPlan(deps: { journal: Journal; random: RandomSource; elapsed: () => number }): FaultPlan {
+export function createFaultPlan(deps: { journal: Journal; random: RandomSource; elapsed: () => number; check?: SchemaCheck }): FaultPlan {
   let rules: Entry[] = []
   let counter = 0
 
@@ -102,11 +110,17 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
   const consider = (r: Entry, site: FaultSite, context: FaultContext, now: number) =>
     eligible(r, site, context, now) ? fires(r, ++r.state.matched, site, context) : undefined
 
+  /** A checked copy of a rule (the caller's object is never kept nor changed). */
+  const prepare = (input: FaultRule) => {
+    deps.check?.('fault', input, 'fault rule')
+    return validateRule({ ...input, match: input.match && { ...input.match } })
+  }
+
   const plan: FaultPlan = {
     add(input) {
-      const rule = validateRule({ ...input, match: input?.match && { ...input.match } })
+      const rule = prepare(input)
       const id = rule.id ?? `rule-${++counter}`
-      if (rules.some((r) => r.id === id)) throw new InvalidInputError(`A fault rule with id "${id}" already exists.`)
+      if (rules.some((r) => r.id === id)) throw new FieldError('id', `a fault rule with id "${id}" already exists`, 'fault rule')
       rule.id = id
       if (rule.refuse !== undefined) rule.match = { reconnect: true, ...rule.match }
       const defaultTimes = rule.latency !== undefined ? Infinity : 1
@@ -125,6 +139,24 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
       rules.push(handle)
       deps.journal.record('fault.add', { rule: id, detail: rule })
       return handle
+    },
+    addAll(inputs) {
+      plan.validate(inputs)
+      return inputs.map((input) => plan.add(input))
+    },
+    validate(inputs) {
+      if (!Array.isArray(inputs)) throw new FieldError('', 'must be a list of fault rules', 'fault rules')
+      const ids = new Set(rules.map((r) => r.id))
+      let next = counter
+      inputs.forEach((input, i) => {
+        try {
+          const id = prepare(input).id ?? `rule-${++next}`
+          if (ids.has(id)) throw new FieldError('id', `a fault rule with id "${id}" already exists`, 'fault rule')
+          ids.add(id)
+        } catch (error) {
+          throw error instanceof FieldError ? error.at(`[${i}]`) : error
+        }
+      })
     },
     list: () => [...rules],
     remove(id) {

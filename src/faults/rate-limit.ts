@@ -1,4 +1,5 @@
-import { InvalidInputError } from '../service/errors'
+import { FieldError } from '../service/errors'
+import type { SchemaCheck } from './rule'
 import type { Journal } from '../service/journal'
 import { toMs, type Duration } from '../time/duration'
 
@@ -37,23 +38,19 @@ export interface RateLimiter {
   check(route: Exclude<RateLimitRoute, '*'>, client: string): RateLimitVerdict
 }
 
-/** Validates limits at the boundary; messages name the field and what is allowed. */
-export function validateRateLimit(config: unknown): RateLimitRule[] {
+/**
+ * Validates limits at the boundary: field names and types against the schema (`check`, the one source of
+ * them), then what it cannot say (a window above 0). Errors are FieldErrors naming the path, e.g. `[1].window`.
+ */
+export function validateRateLimit(config: unknown, check?: SchemaCheck): RateLimitRule[] {
   if (config === undefined || config === null) return []
+  check?.('rateLimitConfig', config, 'rate limit')
   const list = Array.isArray(config) ? config : [config]
   return list.map((raw, i) => {
-    const where = list.length > 1 ? `rate limit [${i}]` : 'rate limit'
-    if (!raw || typeof raw !== 'object') throw new InvalidInputError(`A ${where} must be an object like {"route":"events","limit":5,"window":"10s"}.`)
+    const at = (field: string) => (Array.isArray(config) ? `[${i}]${field ? `.${field}` : ''}` : field)
+    if (!raw || typeof raw !== 'object') throw new FieldError(at(''), 'must be a rate limit like {"route":"events","limit":5,"window":"10s"}', 'rate limit')
     const r = raw as RateLimitRule
-    for (const k of Object.keys(r)) {
-      if (!['route', 'limit', 'window', 'burst', 'per', 'message'].includes(k)) throw new InvalidInputError(`Unknown ${where} field "${k}". Allowed: route, limit, window, burst, per, message.`)
-    }
-    if (r.route !== undefined && !['events', 'push', '*'].includes(r.route)) throw new InvalidInputError(`Invalid ${where} "route": ${JSON.stringify(r.route)}. Allowed: events, push, *.`)
-    if (!(Number.isInteger(r.limit) && r.limit >= 1)) throw new InvalidInputError(`Invalid ${where} "limit": ${JSON.stringify(r.limit)}. Expected an integer >= 1 (requests per window).`)
-    if (r.window === undefined) throw new InvalidInputError(`A ${where} needs "window": a duration like "10s".`)
-    if (!(toMs(r.window, `${where} "window"`) > 0)) throw new InvalidInputError(`Invalid ${where} "window": it must be above 0.`)
-    if (r.burst !== undefined && !(Number.isInteger(r.burst) && r.burst >= 1)) throw new InvalidInputError(`Invalid ${where} "burst": ${JSON.stringify(r.burst)}. Expected an integer >= 1.`)
-    if (r.per !== undefined && !['client', 'route'].includes(r.per)) throw new InvalidInputError(`Invalid ${where} "per": ${JSON.stringify(r.per)}. Allowed: client, route.`)
+    if (!(toMs(r.window) > 0)) throw new FieldError(at('window'), 'must be a duration above 0, like "10s"', 'rate limit')
     return { ...r }
   })
 }
@@ -63,12 +60,12 @@ export function validateRateLimit(config: unknown): RateLimitRule[] {
  * by `window / limit`; a request is refused while it is earlier than that time minus the burst's tolerance,
  * and `Retry-After` is that difference rounded up to whole seconds, so a retry at `Retry-After` passes.
  */
-export function createRateLimiter(deps: { now: () => number; journal: Journal }): RateLimiter {
+export function createRateLimiter(deps: { now: () => number; journal: Journal; check?: SchemaCheck }): RateLimiter {
   let rules: RateLimitRule[] = []
   let buckets = new Map<string, number>()
   return {
     set(config) {
-      rules = validateRateLimit(config)
+      rules = validateRateLimit(config, deps.check)
       buckets = new Map()
       deps.journal.record('ratelimit.set', { rules })
     },

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../service/errors'
+import { FieldError } from '../service/errors'
 import { checkCloseCode } from '../service/close-code'
 import type { Filters } from '../service/filters'
 import { toMs, type Duration } from '../time/duration'
@@ -123,7 +123,6 @@ export interface FaultContext {
   reconnect?: boolean
 }
 
-const REPLY_STATUSES = [400, 404, 429, 500, 503]
 const ACTIONS = ['reply', 'refuse', 'error', 'close', 'drop', 'reset', 'truncate', 'stall', 'dribble', 'latency'] as const
 type ActionName = (typeof ACTIONS)[number]
 const SITE_ACTIONS: Record<FaultSite, readonly ActionName[]> = {
@@ -131,73 +130,50 @@ const SITE_ACTIONS: Record<FaultSite, readonly ActionName[]> = {
   push: ['reply', 'error', 'reset', 'truncate', 'stall', 'dribble', 'latency'],
 }
 
-const RULE_FIELDS: readonly string[] = ['id', 'on', 'match', ...ACTIONS, 'retryAfter', 'message', 'afterLayer', 'afterBytes', 'afterMessages', 'afterTime', 'times', 'after', 'every', 'probability', 'from', 'until']
+/** What is wrong with a close code and reason a server would send (RFC 6455 §7.4), as a FieldError at `code` or `reason`. */
+export function closeProblem(code: unknown, reason: unknown, subject: string): FieldError | undefined {
+  try {
+    checkCloseCode(code, reason)
+    return undefined
+  } catch {
+    if (typeof code !== 'number' || !Number.isInteger(code)) return new FieldError('code', 'must be an integer close code: 1000-1003, 1007-1014 or 3000-4999', subject)
+    try {
+      checkCloseCode(code, undefined)
+    } catch {
+      return new FieldError('code', `must be a close code a server may send: 1000-1003, 1007-1014 or 3000-4999 (got ${code})`, subject)
+    }
+    return new FieldError('reason', 'must be a string of at most 123 bytes', subject)
+  }
+}
 
-const ACTION_FIELDS: Record<'close' | 'latency' | 'dribble', readonly string[]> = { close: ['code', 'reason'], latency: ['connect', 'perEvent', 'jitter'], dribble: ['line', 'jitter'] }
+/** Definitions of docs/scenario.schema.json that input is checked against. */
+export type SchemaDef = 'fault' | 'faultBatch' | 'rateLimitConfig' | 'container' | 'containerBody' | 'containerStopBody' | 'image' | 'registry' | 'socketsCloseBody' | 'clockAdvanceBody'
+
+/**
+ * Checks a value's field names and types against a definition of the JSON Schema (the one source of
+ * them); throws a FieldError naming the path. Injected by src/dockside.ts: the core imports no validator.
+ */
+export type SchemaCheck = (def: SchemaDef, value: unknown, subject: string) => void
 
 const actionName = (rule: FaultRule): ActionName => (rule.refuse !== undefined ? 'refuse' : ACTIONS.find((a) => rule[a] !== undefined)!)
 
-/** Validates a rule at the boundary; messages name the field and what is allowed. */
-export function validateRule(rule: FaultRule): FaultRule {
-  if (!rule || typeof rule !== 'object') throw new InvalidInputError('A fault rule must be an object like {"on":"events","reply":429}.')
-  if (!FAULT_SITES.includes(rule.on)) throw new InvalidInputError(`Invalid fault "on": ${JSON.stringify(rule.on)}. Allowed: ${FAULT_SITES.join(', ')}.`)
-  // A misspelt field (`afterLayers`, `time`) would otherwise be kept and silently ignored.
-  for (const k of Object.keys(rule)) {
-    if (!RULE_FIELDS.includes(k)) throw new InvalidInputError(`Unknown fault field "${k}". Allowed: ${RULE_FIELDS.join(', ')}.`)
-  }
-  let actions = ACTIONS.filter((a) => rule[a] !== undefined)
-  if (rule.refuse !== undefined) actions = actions.filter((a) => a !== 'reply')
-  if (actions.length !== 1) throw new InvalidInputError(`A fault rule needs exactly one action of ${ACTIONS.map((a) => `"${a}"`).join(', ')}; got ${actions.length ? actions.join(', ') : 'none'}.`)
-  const action = actions[0]
-  // The same for the fields of an action's object (`close: {code, afterMessages}` would close at once).
-  for (const [name, allowed] of Object.entries(ACTION_FIELDS)) {
-    const value: unknown = rule[name as keyof typeof ACTION_FIELDS]
-    if (value === null || typeof value !== 'object') continue
-    for (const k of Object.keys(value)) {
-      if (!allowed.includes(k)) throw new InvalidInputError(`Unknown fault "${name}" field "${k}". Allowed: ${allowed.join(', ')}${name === 'close' ? '; "afterMessages" and "afterTime" go on the rule itself' : ''}.`)
-    }
-  }
+/**
+ * Validates a rule at the boundary: field names and types against the schema (`check`), then what the
+ * schema cannot say (which actions apply on a site, close codes). Errors are FieldErrors naming the path.
+ */
+export function validateRule(rule: FaultRule, check?: SchemaCheck): FaultRule {
+  check?.('fault', rule, 'fault rule')
+  const action = rule && typeof rule === 'object' && SITE_ACTIONS[rule.on] ? actionName(rule) : undefined
+  if (!action) throw new FieldError('', 'must be a fault rule like {"on":"events","reply":429}', 'fault rule')
   if (!SITE_ACTIONS[rule.on].includes(action)) {
-    throw new InvalidInputError(`A fault "${action}" does not apply to "${rule.on}". Actions on "${rule.on}": ${SITE_ACTIONS[rule.on].join(', ')}.`)
-  }
-  if (rule.reply !== undefined && !REPLY_STATUSES.includes(rule.reply)) throw new InvalidInputError(`Invalid fault "reply": ${rule.reply}. Allowed statuses: ${REPLY_STATUSES.join(', ')}.`)
-  if (rule.refuse !== undefined && !(Number.isInteger(rule.refuse) && rule.refuse >= 1)) throw new InvalidInputError(`Invalid fault "refuse": ${rule.refuse}. Expected how many reconnects to refuse, an integer >= 1.`)
-  if (rule.error !== undefined && typeof rule.error !== 'string') throw new InvalidInputError('A fault "error" must be the text of the error line.')
-  for (const flag of ['drop', 'reset', 'truncate', 'stall'] as const) {
-    if (rule[flag] !== undefined && rule[flag] !== true) throw new InvalidInputError(`A fault "${flag}" must be true.`)
+    throw new FieldError(action, `does not apply to "${rule.on}"; actions on "${rule.on}": ${SITE_ACTIONS[rule.on].join(', ')}`, 'fault rule')
   }
   if (rule.close !== undefined) {
-    checkCloseCode(rule.close?.code, rule.close?.reason, 'fault close')
+    const problem = closeProblem(rule.close.code, rule.close.reason, 'fault rule')
+    if (problem) throw problem.at('close')
   }
-  if (rule.dribble !== undefined) {
-    if (typeof rule.dribble !== 'object' || rule.dribble.line === undefined) throw new InvalidInputError('A fault "dribble" needs "line": the time between lines, e.g. {"line":"200ms"}.')
-    toMs(rule.dribble.line, 'fault "dribble.line"')
-    if (rule.dribble.jitter !== undefined) toMs(rule.dribble.jitter, 'fault "dribble.jitter"')
-  }
-  if (rule.latency !== undefined) {
-    if (typeof rule.latency !== 'object') throw new InvalidInputError('A fault "latency" must be an object like {"connect":"2s","perEvent":"50ms","jitter":"20ms"}.')
-    for (const k of ['connect', 'perEvent', 'jitter'] as const) if (rule.latency[k] !== undefined) toMs(rule.latency[k]!, `fault "latency.${k}"`)
-    if (rule.on === 'push' && rule.latency.perEvent !== undefined) throw new InvalidInputError('A fault "latency.perEvent" applies to "events" only; use "dribble" to slow push lines.')
-  }
-  for (const k of ['afterLayer', 'afterBytes', 'afterMessages', 'after', 'retryAfter'] as const) {
-    const v = rule[k]
-    if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new InvalidInputError(`Invalid fault "${k}": ${v}. Expected an integer >= 0.`)
-  }
-  if (rule.afterTime !== undefined) toMs(rule.afterTime, 'fault "afterTime"')
-  if (rule.every !== undefined && !(Number.isInteger(rule.every) && rule.every >= 1)) throw new InvalidInputError(`Invalid fault "every": ${rule.every}. Expected an integer >= 1.`)
-  if (rule.probability !== undefined && !(typeof rule.probability === 'number' && rule.probability >= 0 && rule.probability <= 1)) throw new InvalidInputError(`Invalid fault "probability": ${rule.probability}. Expected a number from 0 to 1.`)
-  const t = rule.times
-  if (t !== undefined && t !== 'always' && !(t === Infinity || (Number.isInteger(t) && t >= 1))) throw new InvalidInputError(`Invalid fault "times": ${t}. Expected an integer >= 1 or "always".`)
-  if (rule.refuse !== undefined && t !== undefined) throw new InvalidInputError('A fault "refuse" already says how many times it fires; drop "times".')
-  if (rule.from !== undefined) toMs(rule.from, 'fault "from"')
-  if (rule.until !== undefined) toMs(rule.until, 'fault "until"')
-  const m = rule.match
-  if (m !== undefined) {
-    if (typeof m !== 'object' || m === null) throw new InvalidInputError('A fault "match" must be an object of route, image, container, client, filters, reconnect.')
-    for (const k of Object.keys(m)) {
-      if (!['route', 'image', 'container', 'client', 'filters', 'reconnect'].includes(k)) throw new InvalidInputError(`Unknown fault match field "${k}". Allowed: route, image, container, client, filters, reconnect.`)
-    }
-  }
+  if (rule.on === 'push' && rule.latency?.perEvent !== undefined) throw new FieldError('latency.perEvent', 'applies to "events" only; use "dribble" to slow push lines', 'fault rule')
+  if (rule.refuse !== undefined && rule.times !== undefined) throw new FieldError('times', '"refuse" already says how many times the rule fires; drop "times"', 'fault rule')
   return rule
 }
 

@@ -1,5 +1,9 @@
-import { InvalidInputError, NotFoundError } from '../service/errors'
-import { checkCloseCode } from '../service/close-code'
+import { FieldError, InvalidInputError, NotFoundError } from '../service/errors'
+import type { RateLimitConfig } from '../faults/rate-limit'
+import { closeProblem, type FaultRule, type SchemaDef } from '../faults/rule'
+import type { CreateContainerOptions } from '../service/containers'
+import type { AddImageOptions } from '../service/images'
+import type { AddRegistryOptions } from '../service/registries'
 import type { Service } from '../service/service'
 import { maintenanceRestart, type SocketHub } from './events'
 import { json, type Target } from './http'
@@ -17,20 +21,11 @@ async function readJsonValue(req: ProtoRequest, empty: unknown, hint = ''): Prom
   }
 }
 
-/** Reads a JSON object body; with `fields`, any other field is refused (a typo must not be silently ignored). */
-async function readJson(req: ProtoRequest, fields?: readonly string[]): Promise<Record<string, unknown>> {
-  const value = await readJsonValue(req, {})
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidInputError('The request body must be a JSON object.')
-  const unknown = fields ? Object.keys(value).filter((k) => !fields.includes(k)) : []
-  if (unknown.length) throw new InvalidInputError(`Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}. Allowed: ${fields!.join(', ')}.`)
-  return value as Record<string, unknown>
-}
-
-const str = (body: Record<string, unknown>, key: string, required = false): string | undefined => {
-  const v = body[key]
-  if (v === undefined && !required) return undefined
-  if (typeof v !== 'string' || v === '') throw new InvalidInputError(`"${key}" must be a non-empty string${required ? ' (required)' : ''}.`)
-  return v
+/** Reads a JSON body and checks it against a definition of the schema (field names, types, unknown fields). */
+async function readBody<T>(svc: Service, req: ProtoRequest, def: SchemaDef, hint?: string): Promise<T> {
+  const value = await readJsonValue(req, {}, hint)
+  svc.check(def, value, 'request body')
+  return value as T
 }
 
 const containerJson = (c: ReturnType<Service['containers']['list']>[number]) => ({
@@ -90,19 +85,16 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'GET containers':
       return json(200, svc.containers.list().map(containerJson))
     case 'POST containers': {
-      const body = await readJson(req, ['name', 'image', 'labels', 'instanceType', 'start', 'running'])
-      const labels = body.labels ?? {}
-      if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) throw new InvalidInputError('"labels" must be an object of strings.')
-      const c = svc.containers.create({ name: str(body, 'name'), image: str(body, 'image', true)!, labels: labels as Record<string, string>, instanceType: str(body, 'instanceType') })
-      if (body.start === true || body.running === true) c.start()
+      const { start, running, ...options } = await readBody<CreateContainerOptions & { start?: boolean; running?: boolean }>(svc, req, 'containerBody')
+      const c = svc.containers.create(options)
+      if (start === true || running === true) c.start()
       return json(201, containerJson(c))
     }
     case 'POST containers/:ref/start':
       return json(200, containerJson(svc.containers.get(ref).start()))
     case 'POST containers/:ref/stop': {
-      const body = await readJson(req, ['exitCode'])
+      const body = await readBody<{ exitCode?: number }>(svc, req, 'containerStopBody')
       const exitCode = body.exitCode ?? Number(target.query.get('exitCode') ?? 0)
-      if (typeof exitCode !== 'number') throw new InvalidInputError('"exitCode" must be an integer from 0 to 255.')
       return json(200, containerJson(svc.containers.get(ref).stop({ exitCode })))
     }
     case 'DELETE containers/:ref':
@@ -111,26 +103,30 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'GET images':
       return json(200, svc.images.list().map((i) => ({ repository: i.repository, tag: i.tag, id: i.image.id, size: i.image.size, layers: i.image.layers.map((l) => ({ digest: l.digest, size: l.size })) })))
     case 'POST images': {
-      const body = await readJson(req, ['name', 'tags', 'layers'])
-      const tags = body.tags
-      if (tags !== undefined && !(Array.isArray(tags) && tags.every((t) => typeof t === 'string'))) throw new InvalidInputError('"tags" must be a list of strings.')
-      const image = svc.images.add(str(body, 'name', true)!, { tags: tags as string[] | undefined, layers: body.layers as number | number[] | undefined })
+      const { name, ...options } = await readBody<AddImageOptions & { name: string }>(svc, req, 'image')
+      const image = svc.images.add(name, options)
       return json(201, { id: image.id, size: image.size, layers: image.layers.length })
     }
     case 'GET registries':
       return json(200, svc.registries.list())
     case 'POST registries': {
-      const body = await readJson(req, ['host', 'username', 'password', 'token'])
-      const r = svc.registries.add(str(body, 'host', true)!, { username: str(body, 'username'), password: body.password as string | undefined, token: str(body, 'token') })
+      const { host: registryHost, ...options } = await readBody<AddRegistryOptions & { host: string }>(svc, req, 'registry')
+      const r = svc.registries.add(registryHost, options)
       return json(201, r)
     }
     case 'GET faults':
       return json(200, svc.faults.list().map((f) => ({ ...f.rule, fired: f.fired, matched: f.matched })))
     case 'POST faults': {
-      const body = await readJson(req)
-      const rules = Array.isArray(body.rules) ? body.rules : [body]
-      const added = rules.map((r) => svc.faults.add(r as never).id)
-      return json(201, { added })
+      // One rule, or {"rules":[...]} added all or nothing (an error names the index: rules[2].match.route).
+      const body = await readJsonValue(req, {}, 'Send a fault rule like {"on":"events","reply":429}, or {"rules":[...]}.')
+      const batch = body !== null && typeof body === 'object' && 'rules' in body
+      if (!batch) return json(201, { added: [svc.faults.add(body as FaultRule).id] })
+      svc.check('faultBatch', body, 'request body')
+      try {
+        return json(201, { added: svc.faults.addAll((body as { rules: FaultRule[] }).rules).map((f) => f.id) })
+      } catch (error) {
+        throw error instanceof FieldError ? error.at('rules') : error
+      }
     }
     case 'GET faults/:ref': {
       if (ref !== 'pending') throw new NotFoundError(`No admin route for GET ${path}. Use GET /_dockside/faults or GET /_dockside/faults/pending.`)
@@ -141,7 +137,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       return json(200, svc.rateLimit.get())
     case 'POST rate-limit': {
       const value = await readJsonValue(req, undefined, 'Send {"route":"events","limit":5,"window":"10s"} or a list of them.')
-      svc.rateLimit.set(value as never)
+      svc.rateLimit.set(value as RateLimitConfig)
       return json(200, svc.rateLimit.get())
     }
     case 'DELETE rate-limit':
@@ -163,18 +159,19 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       if (!svc.faults.remove(ref)) throw new NotFoundError(`No such fault rule: ${ref}. Known: ${svc.faults.list().map((f) => f.id).join(', ') || '(none)'}.`)
       return json(200, { removed: ref })
     case 'POST sockets/close': {
-      const body = await readJson(req, ['code', 'reason'])
+      const body = await readBody<{ code?: number; reason?: string }>(svc, req, 'socketsCloseBody')
       const code = body.code ?? 1011
       const reason = body.reason ?? 'closed by the admin API'
-      checkCloseCode(code, reason)
-      return json(200, { closed: hub.closeAll(code, reason as string) })
+      const problem = closeProblem(code, reason, 'request body')
+      if (problem) throw problem
+      return json(200, { closed: hub.closeAll(code, reason) })
     }
     case 'POST restart':
       return json(200, { closed: maintenanceRestart(svc, hub) })
     case 'GET clock':
       return json(200, { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), nowMs: svc.clock.now(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending })
     case 'POST clock/advance': {
-      const body = await readJson(req, ['by'])
+      const body = await readBody<{ by?: string | number }>(svc, req, 'clockAdvanceBody')
       const by = body.by ?? target.query.get('by')
       if (typeof by !== 'string' && typeof by !== 'number') throw new InvalidInputError('"by" is required: a duration like "5s" or milliseconds.')
       if (svc.clock.mode === 'real') throw new InvalidInputError('The clock runs in "real" mode and cannot be advanced; start with --clock virtual or auto.')

@@ -1,5 +1,9 @@
 import type { Service } from '../service/service'
-import { InvalidInputError } from '../service/errors'
+import { DocksideError, FieldError } from '../service/errors'
+import { createImages } from '../service/images'
+import { createRandom } from '../service/random'
+import { validateRateLimit } from '../faults/rate-limit'
+import { closeProblem, validateRule } from '../faults/rule'
 import { toMs } from '../time/duration'
 import type { FaultRule } from '../faults/plan'
 import type { Scenario, TimelineStep } from './scenario'
@@ -41,36 +45,86 @@ function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: nu
 /** Scenario fields that only apply when a fake starts (they shape the service itself). */
 const START_ONLY = ['seed', 'clock', 'maxConnectionAge', 'pushBandwidth', 'timeFormat', 'retainEvents', 'retainEventsFor', 'accessKeys'] as const
 
-/**
- * Applies a scenario to a fake that is already running (the admin API's `POST /_dockside/scenario`):
- * state, faults, rate limits and a timeline whose `at` counts from `fromMs` of clock time (the clock's
- * start, as in files, or now). Fields that shape the service itself are refused.
- */
-export function applyScenarioAtRuntime(svc: Service, scenario: Scenario, hooks: ApplyHooks, fromMs = 0): void {
-  const fixed = START_ONLY.filter((k) => scenario[k] !== undefined)
-  if (fixed.length) {
-    throw new InvalidInputError(`${fixed.map((k) => `"${k}"`).join(', ')} can only be set when the fake starts (createDockside options, or the scenario file given to dockside serve). At run time a scenario may add: registries, images, containers, timeline, faults, rateLimit.`)
+/** Runs `fn`, giving a FieldError (or any bad input) the path `at` inside the scenario. */
+function within<T>(at: string, fn: () => T): T {
+  try {
+    return fn()
+  } catch (error) {
+    if (error instanceof FieldError) throw error.at(at)
+    if (error instanceof DocksideError || error instanceof RangeError) throw new FieldError(at, (error as Error).message, 'scenario')
+    throw error
   }
-  if (scenario.rateLimit !== undefined) svc.rateLimit.set(scenario.rateLimit)
-  applyScenario(svc, scenario, hooks, fromMs)
 }
 
 /**
- * Seeds state, schedules the timeline and installs the faults of a scenario. Timeline `at` and faults'
- * `from`/`until` count from `fromMs` (default: the clock's start).
+ * Everything applying `scenario` to `svc` would refuse, checked before anything changes (so a scenario
+ * is applied all or nothing): field names and types (the schema), duplicate registry hosts and
+ * container names (in the scenario and in the fake), images, fault rules and their ids, rate limits,
+ * timeline repeats and close codes. Throws a FieldError whose path points inside the scenario.
  */
-export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHooks, fromMs = 0): void {
-  for (const r of scenario.registries ?? []) svc.registries.add(r.host, r)
-  for (const i of scenario.images ?? []) svc.images.add(i.name, { tags: i.tags, layers: i.layers })
-  for (const c of scenario.containers ?? []) {
-    const created = svc.containers.create(c)
-    if (c.running) created.start()
+export function checkScenario(svc: Service, scenario: Scenario): void {
+  if (scenario.rateLimit !== undefined) within('rateLimit', () => validateRateLimit(scenario.rateLimit, svc.check))
+  const hosts = new Map<string, number>()
+  scenario.registries?.forEach((r, i) => {
+    within(`registries[${i}]`, () => svc.check('registry', r, 'registry'))
+    const first = hosts.get(r.host)
+    if (first !== undefined) throw new FieldError(`registries[${i}].host`, `"${r.host}" is already listed at registries[${first}]; list each registry host once`, 'scenario')
+    hosts.set(r.host, i)
+  })
+  // Image names and tags are checked by adding them to a throw-away store.
+  const images = createImages({ random: createRandom(1), now: () => 0 })
+  scenario.images?.forEach((img, i) => within(`images[${i}]`, () => (svc.check('image', img, 'image'), images.add(img.name, { tags: img.tags, layers: img.layers }))))
+  const names = new Map<string, number>()
+  scenario.containers?.forEach((c, i) => {
+    within(`containers[${i}]`, () => svc.check('container', c, 'container'))
+    const first = names.get(c.name)
+    if (first !== undefined) throw new FieldError(`containers[${i}].name`, `"${c.name}" is already used by containers[${first}]; container names are unique`, 'scenario')
+    if (svc.containers.find(c.name)?.name === c.name) throw new FieldError(`containers[${i}].name`, `a container named "${c.name}" already exists in the fake`, 'scenario')
+    names.set(c.name, i)
+  })
+  if (scenario.faults !== undefined) within('faults', () => svc.faults.validate(scenario.faults!))
+  scenario.timeline?.forEach((step, i) => {
+    if (step.every !== undefined && toMs(step.every) <= 0) throw new FieldError(`timeline[${i}].every`, 'must be a duration above 0, like "6s"', 'scenario')
+    const close = step.close && closeProblem(step.close.code, step.close.reason, 'scenario')
+    if (close) throw close.at(`timeline[${i}].close`)
+    step.faults?.forEach((f, j) => within(`timeline[${i}].faults[${j}]`, () => validateRule({ ...f }, svc.check)))
+  })
+}
+
+/**
+ * Applies a scenario to a fake that is already running (the admin API's `POST /_dockside/scenario`):
+ * state, faults, rate limits and a timeline whose `at` counts from `fromMs` of clock time (the clock's
+ * start, as in files, or now). Fields that shape the service itself are refused. All or nothing.
+ */
+export function applyScenarioAtRuntime(svc: Service, scenario: Scenario, hooks: ApplyHooks, fromMs = 0): void {
+  const fixed = START_ONLY.find((k) => scenario[k] !== undefined)
+  if (fixed) {
+    throw new FieldError(fixed, `can only be set when the fake starts (createDockside options, or the scenario file given to dockside serve); at run time a scenario may add: registries, images, containers, timeline, faults, rateLimit`, 'scenario')
   }
-  for (const f of scenario.faults ?? []) svc.faults.add(shifted(f, fromMs))
+  checkScenario(svc, scenario)
+  if (scenario.rateLimit !== undefined) svc.rateLimit.set(scenario.rateLimit)
+  applyScenario(svc, scenario, hooks, fromMs, false)
+}
+
+/**
+ * Seeds state, schedules the timeline and installs the faults of a scenario, all or nothing (see
+ * checkScenario). Timeline `at` and faults' `from`/`until` count from `fromMs` (default: the clock's start).
+ */
+export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHooks, fromMs = 0, check = true): void {
+  if (check) checkScenario(svc, scenario)
+  scenario.registries?.forEach((r, i) => within(`registries[${i}]`, () => svc.registries.add(r.host, r)))
+  scenario.images?.forEach((img, i) => within(`images[${i}]`, () => svc.images.add(img.name, { tags: img.tags, layers: img.layers })))
+  scenario.containers?.forEach((c, i) =>
+    within(`containers[${i}]`, () => {
+      const { running, ...options } = c
+      const created = svc.containers.create(options)
+      if (running) created.start()
+    }),
+  )
+  scenario.faults?.forEach((f, i) => within(`faults[${i}]`, () => svc.faults.add(shifted(f, fromMs))))
   for (const step of scenario.timeline ?? []) {
     const at = toMs(step.at, 'timeline "at"')
     const every = step.every === undefined ? undefined : toMs(step.every, 'timeline "every"')
-    if (every !== undefined && every <= 0) throw new RangeError('timeline "every" must be above 0.')
     const fire = () => {
       runStep(svc, step, hooks, fromMs)
       if (every !== undefined) svc.clock.schedule(every, fire)

@@ -1,87 +1,31 @@
 import { readFile } from 'node:fs/promises'
-import { validateRule, type FaultRule } from '../faults/plan'
-import { ScenarioError } from '../service/errors'
-import { toMs } from '../time/duration'
-import schema from '../../docs/scenario.schema.json'
+import { FieldError, ScenarioError } from '../service/errors'
+import { createService } from '../service/service'
+import { checkScenario } from './apply'
+import { checkSchema, schemaProblem } from './schema'
 import { demoScenario } from './demo'
 import type { Scenario } from './scenario'
 
-interface AjvError {
-  instancePath: string
-  keyword: string
-  message?: string
-  params: Record<string, unknown>
-}
-
-let validator: ((data: unknown) => boolean) & { errors?: AjvError[] | null } | undefined
-
-async function getValidator() {
-  if (!validator) {
-    // Loaded lazily: `dockside serve` without a scenario file does not pay for it.
-    const { default: Ajv } = await import('ajv')
-    const ajv = new (Ajv as unknown as new (o: object) => { compile(s: object): typeof validator })({ allErrors: true, strict: false })
-    validator = ajv.compile(schema)
-  }
-  return validator!
-}
-
-const DURATION_FIELD = /\/(at|every|from|until|maxConnectionAge)$/
-const DURATION = 'expected a duration: milliseconds or a string like "250ms", "5s", "2m", "1h30m"'
-/** What an entry of a list needs when it matches none (or several) of its `oneOf` shapes. */
-const ONE_OF: [RegExp, string][] = [
-  [/^\/timeline\/\d+$/, 'expected exactly one action: "start", "stop", "create" (with "image"), "remove", "restart", "close", "drop" or "faults"'],
-  [/^\/faults\/\d+$/, 'expected exactly one action: "reply", "refuse", "error", "close", "drop", "reset", "truncate", "stall", "dribble" or "latency"'],
-]
-
-function describe(e: AjvError, all: AjvError[]): string {
-  if (DURATION_FIELD.test(e.instancePath) && ['type', 'pattern', 'oneOf', 'minimum'].includes(e.keyword)) return DURATION
-  // A `required` inside a oneOf branch names one branch only: say what the oneOf wants instead.
-  const oneOf = ONE_OF.find(([re]) => re.test(e.instancePath))
-  if (oneOf && (e.keyword === 'oneOf' || (e.keyword === 'required' && all.some((x) => x.keyword === 'oneOf' && x.instancePath === e.instancePath)))) {
-    return oneOf[1]
-  }
-  switch (e.keyword) {
-    case 'additionalProperties':
-      return `unknown field "${e.params.additionalProperty}"; expected one of the fields in docs/scenario.schema.json`
-    case 'required':
-      return `missing required field "${e.params.missingProperty}"`
-    case 'enum':
-      return `expected one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
-    case 'pattern':
-      return `expected a string matching ${e.params.pattern}`
-    default:
-      return `expected ${e.message?.replace(/^must (be )?/, '') ?? 'a valid value'}`
-  }
-}
-
-/** Validates a parsed scenario; throws ScenarioError naming the file, the path inside it and what was expected. */
+/**
+ * Validates a scenario: field names and types against docs/scenario.schema.json, then everything applying
+ * it to a fresh fake would refuse (duplicate names, fault rules, ...). Throws ScenarioError naming the file,
+ * the path inside it and what was wrong.
+ */
 export async function validateScenario(data: unknown, file = '(scenario)'): Promise<Scenario> {
-  const validate = await getValidator()
-  if (validate(data)) return checkMeaning(data as Scenario, file)
-  const errors = validate.errors ?? []
-  // The most useful error is the deepest one that is not a oneOf/anyOf summary.
-  const ranked = [...errors].sort((a, b) => {
-    const summary = (e: AjvError) => (['oneOf', 'anyOf', 'not', 'if'].includes(e.keyword) ? 1 : 0)
-    return summary(a) - summary(b) || b.instancePath.split('/').length - a.instancePath.split('/').length
-  })
-  const best = ranked[0]
-  const path = best.instancePath.replace(/^\//, '').split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '')
-  throw new ScenarioError(file, path, describe(best, errors))
+  return validateScenarioSync(data, file)
 }
 
-/** What the schema cannot say: fault rules the fault plan refuses, a repeat of 0. */
-function checkMeaning(scenario: Scenario, file: string): Scenario {
-  scenario.faults?.forEach((rule, i) => {
-    try {
-      validateRule({ ...rule } as FaultRule)
-    } catch (error) {
-      throw new ScenarioError(file, `faults[${i}]`, (error as Error).message)
-    }
-  })
-  scenario.timeline?.forEach((step, i) => {
-    if (step.every !== undefined && toMs(step.every) <= 0) throw new ScenarioError(file, `timeline[${i}].every`, 'expected a duration above 0, like "6s"')
-  })
-  return scenario
+/** {@link validateScenario}, synchronously (createDockside checks its `scenario` option with it). */
+export function validateScenarioSync(data: unknown, file = '(scenario)'): Scenario {
+  const problem = schemaProblem('scenario', data)
+  if (problem) throw new ScenarioError(file, problem.path, problem.expected)
+  try {
+    checkScenario(createService({}, undefined, checkSchema), data as Scenario)
+  } catch (error) {
+    if (error instanceof FieldError) throw new ScenarioError(file, error.path, error.expected)
+    throw error
+  }
+  return data as Scenario
 }
 
 /** Parses YAML or JSON text into a validated scenario. */

@@ -25,6 +25,29 @@ export class InvalidInputError extends DocksideError {
   }
 }
 
+/** Join a path inside a value: `rules` + `[2].match` → `rules[2].match`. */
+export const joinPath = (prefix: string, path: string): string => (!path ? prefix : !prefix ? path : path.startsWith('[') ? prefix + path : `${prefix}.${path}`)
+
+/**
+ * Bad input with the path of the field inside it (`rules[2].match.route`), what was wrong and what is
+ * allowed: `rules[2].match.route: must be a string`. `subject` names the whole value when the path is empty.
+ */
+export class FieldError extends InvalidInputError {
+  override name = 'InvalidInputError'
+  constructor(
+    readonly path: string,
+    readonly expected: string,
+    readonly subject = 'input',
+  ) {
+    super(`${path || subject}: ${expected}`)
+  }
+
+  /** The same error one level down: `at('rules')` on `[2].match` gives `rules[2].match`. */
+  at(prefix: string): FieldError {
+    return new FieldError(joinPath(prefix, this.path), this.expected, this.subject)
+  }
+}
+
 /** The `filters` parameter of an events request is malformed (HTTP 400). */
 export class InvalidFilterError extends InvalidInputError {
   override name = 'InvalidFilterError'

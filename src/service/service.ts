@@ -1,4 +1,4 @@
-import { createFaultPlan, type FaultPlan } from '../faults/plan'
+import { createFaultPlan, type FaultPlan, type SchemaCheck } from '../faults/plan'
 import { createRateLimiter, type RateLimitConfig, type RateLimiter } from '../faults/rate-limit'
 import { createClock, type Clock, type ClockOptions, type HostTimers } from '../time/clock'
 import { toMs, type Duration } from '../time/duration'
@@ -44,16 +44,18 @@ export interface Service {
   readonly rateLimit: RateLimiter
   /** Each events client across its reconnects: what it missed and got twice. */
   readonly deliveries: DeliveryTracker
+  /** Checks input against the JSON Schema (injected by createDockside; none: only the checks in code). */
+  readonly check: SchemaCheck
 }
 
-export function createService(options: ServiceOptions = {}, host?: HostTimers): Service {
+export function createService(options: ServiceOptions = {}, host?: HostTimers, check: SchemaCheck = () => {}): Service {
   const seed = options.seed ?? 1
   const clockOptions: ClockOptions = typeof options.clock === 'object' ? { ...options.clock } : { mode: options.clock ?? 'virtual' }
   const clock = createClock({ ...clockOptions, host: clockOptions.host ?? host })
   const random = createRandom(seed)
   const journal = createJournal(() => clock.now())
   const log = createEventLog(clock, { retain: options.retainEvents, retainForMs: options.retainEventsFor === undefined ? undefined : toMs(options.retainEventsFor, 'retainEventsFor') })
-  const rateLimit = createRateLimiter({ now: () => clock.now(), journal })
+  const rateLimit = createRateLimiter({ now: () => clock.now(), journal, check })
   if (options.rateLimit !== undefined) rateLimit.set(options.rateLimit)
   const now = () => clock.now()
   const maxConnectionAge = options.maxConnectionAge ?? '24h'
@@ -78,8 +80,9 @@ export function createService(options: ServiceOptions = {}, host?: HostTimers): 
     containers: createContainers({ random, log, now, journal }),
     images: createImages({ random, now }),
     registries: createRegistries(),
-    faults: createFaultPlan({ journal, random, elapsed: () => clock.elapsed() }),
+    faults: createFaultPlan({ journal, random, elapsed: () => clock.elapsed(), check }),
     rateLimit,
     deliveries: createDeliveryTracker({ log, now, startedAt: clock.startedAt }),
+    check,
   }
 }

@@ -161,7 +161,7 @@ describe('dockside serve', () => {
     expect((await run.exit).code).toBe(2)
     expect(run.stderr()).toContain(file)
     expect(run.stderr()).toContain('timeline[1].at')
-    expect(run.stderr()).toMatch(/expected a duration/)
+    expect(run.stderr()).toMatch(/must be a duration/)
     expect(run.stdout()).not.toMatch(/listening/)
   })
 
@@ -209,7 +209,22 @@ describe('dockside validate', () => {
     await writeFile(file, JSON.stringify({ faults: [{ on: 'events', reply: 418 }] }))
     const run = cli('validate', file)
     expect((await run.exit).code).toBe(2)
-    expect(run.stderr()).toBe(`dockside: invalid scenario ${file}: at faults[0].reply: expected one of 400, 404, 429, 500, 503\n`)
+    expect(run.stderr()).toBe(`dockside: invalid scenario ${file}: at faults[0].reply: must be one of 400, 404, 429, 500, 503\n`)
+  })
+
+  it('bug: validate passed what serve refuses (a container name twice, a registry host twice); now exit 2 with the path', async () => {
+    const file = join(dir, 'twice.yaml')
+    await writeFile(file, 'containers:\n  - name: web\n    image: nginx\n  - name: web\n    image: busybox\n')
+    const run = cli('validate', file)
+    expect((await run.exit).code).toBe(2)
+    expect(run.stderr()).toBe(`dockside: invalid scenario ${file}: at containers[1].name: "web" is already used by containers[0]; container names are unique\n`)
+    await writeFile(file, 'registries:\n  - host: localhost:5000\n    token: t\n  - host: localhost:5000\n')
+    const again = cli('validate', file)
+    expect((await again.exit).code).toBe(2)
+    expect(again.stderr()).toMatch(/at registries\[1\]\.host: "localhost:5000" is already listed at registries\[0\]/)
+    const serve = cli('serve', '--port', '0', '--scenario', file)
+    expect((await serve.exit).code).toBe(2)
+    expect(serve.stderr()).toBe(again.stderr())
   })
 
   it('refuses a missing file, exit 2', async () => {

@@ -336,7 +336,7 @@ export const chaosCases: Case[] = [
       const post = (path: string, body: unknown) => h.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       const bad = await post('/_dockside/rate-limit', { route: 'everything', limit: 1, window: '1s' })
       expect(bad.status).toBe(400)
-      expect((await bad.json()).message).toMatch(/"route": "everything"\. Allowed: events, push, \*/)
+      expect((await bad.json()).message).toBe('route: must be one of "events", "push", "*"')
       expect((await post('/_dockside/rate-limit', { route: 'events', limit: 1, window: '1s' })).status).toBe(200)
       expect(await (await h.fetch('/_dockside/rate-limit')).json()).toEqual([{ route: 'events', limit: 1, window: '1s' }])
       expect((await post('/_dockside/faults', { id: 'later', on: 'events', drop: true, from: '1h' })).status).toBe(201)

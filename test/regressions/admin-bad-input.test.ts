@@ -35,7 +35,7 @@ describe('admin API bad input (audit)', () => {
     const { url } = await started()
     const res = await fetch(`${url}/_dockside/faults`, { method: 'POST', body: JSON.stringify({ on: 'push', error: 'boom', afterLayers: 2 }) })
     expect(res.status).toBe(400)
-    expect((await res.json()).message).toMatch(/Unknown fault field "afterLayers". Allowed: .*afterLayer/)
+    expect((await res.json()).message).toMatch(/^fault rule: unknown field "afterLayers"; allowed: .*afterLayer/)
     expect(await (await fetch(`${url}/_dockside/faults`)).json()).toEqual([])
   })
 
@@ -68,11 +68,11 @@ it('admin bodies refuse unknown fields and list the allowed ones', async () => {
   await using fake = createDockside()
   const server = await fake.listen({ port: 0 })
   const cases: [string, object, RegExp][] = [
-    ['/_dockside/containers', { name: 'web', image: 'nginx', lables: { app: 'web' } }, /Unknown field "lables". Allowed: name, image, labels, instanceType, start, running/],
-    ['/_dockside/images', { name: 'app', tag: '1' }, /Unknown field "tag". Allowed: name, tags, layers/],
-    ['/_dockside/registries', { host: 'localhost:5000', user: 'a' }, /Unknown field "user"/],
-    ['/_dockside/sockets/close', { code: 1000, why: 'x' }, /Unknown field "why"/],
-    ['/_dockside/clock/advance', { by: '1s', unit: 's' }, /Unknown field "unit"/],
+    ['/_dockside/containers', { name: 'web', image: 'nginx', lables: { app: 'web' } }, /^request body: unknown field "lables"; allowed: name, image, labels, instanceType, start, running$/],
+    ['/_dockside/images', { name: 'app', tag: '1' }, /^request body: unknown field "tag"; allowed: name, tags, layers$/],
+    ['/_dockside/registries', { host: 'localhost:5000', user: 'a' }, /unknown field "user"; allowed: host, username, password, token/],
+    ['/_dockside/sockets/close', { code: 1000, why: 'x' }, /unknown field "why"; allowed: code, reason/],
+    ['/_dockside/clock/advance', { by: '1s', unit: 's' }, /unknown field "unit"; allowed: by/],
   ]
   for (const [path, body, message] of cases) {
     const res = await fetch(server.url + path, { method: 'POST', body: JSON.stringify(body) })

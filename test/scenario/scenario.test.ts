@@ -102,10 +102,10 @@ describe('loading scenarios', () => {
 
 describe('refusing bad scenarios with the file, the path inside it and what was expected', () => {
   it.each([
-    ['a bad duration', 'timeline:\n  - at: 1s\n    start: web\n  - at: soon\n    start: web\n', 'timeline[1].at', /expected a duration.*"5s"/],
+    ['a bad duration', 'timeline:\n  - at: 1s\n    start: web\n  - at: soon\n    start: web\n', 'timeline[1].at', /must be a duration.*"5s"/],
     ['an unknown top-level field', 'colour: red\n', '', /unknown field "colour"/],
     ['an unknown nested field', 'containers:\n  - name: web\n    image: x\n    labelz: {}\n', 'containers[0]', /unknown field "labelz"/],
-    ['a wrong type', 'seed: abc\n', 'seed', /expected integer/],
+    ['a wrong type', 'seed: abc\n', 'seed', /must be an integer/],
     ['a bad clock mode', 'clock: fast\n', 'clock', /"virtual", "auto", "real"/],
     ['a layer count of 0', 'images:\n  - name: x\n    layers: 0\n', 'images[0].layers', />= 1/],
     ['a missing required field', 'containers:\n  - name: web\n', 'containers[0]', /missing required field "image"/],
@@ -115,8 +115,8 @@ describe('refusing bad scenarios with the file, the path inside it and what was 
     ['a bad fault reply status', 'faults:\n  - on: events\n    reply: 418\n', 'faults[0].reply', /400, 404, 429, 500, 503/],
     ['a fault with two actions', 'faults:\n  - on: events\n    reply: 429\n    error: x\n', 'faults[0]', /exactly one action: "reply", .*"error".*"close"/],
     ['a fault on an unknown site', 'faults:\n  - on: pull\n    reply: 500\n', 'faults[0].on', /"events", "push"/],
-    ['a close fault on push', 'faults:\n  - on: push\n    close: { code: 1000 }\n', 'faults[0]', /fault "close"/],
-    ['a close code out of range', 'faults:\n  - on: events\n    close: { code: 999 }\n', 'faults[0]', /close code 999/],
+    ['a close fault on push', 'faults:\n  - on: push\n    close: { code: 1000 }\n', 'faults[0].close', /does not apply to "push"; actions on "push": reply, error/],
+    ['a close code out of range', 'faults:\n  - on: events\n    close: { code: 999 }\n', 'faults[0].close.code', /1000-1003, 1007-1014 or 3000-4999 \(got 999\)/],
   ])('%s', async (_what, text, path, expected) => {
     const e = await refusal(parseScenario(text, 'bad.yaml'))
     expect(e.file).toBe('bad.yaml')

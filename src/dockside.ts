@@ -2,6 +2,7 @@ import type { FaultPlan } from './faults/plan'
 import type { RateLimiter } from './faults/rate-limit'
 import type { DeliveryTracker } from './service/delivery'
 import { maintenanceRestart } from './protocol/events'
+import { checkAccess, type AccessOptions } from './protocol/guard'
 import { createProtocol, type Protocol } from './protocol/router'
 import { hostTimers, wallNow } from './runtime/host-timers'
 import { applyScenario, applyScenarioAtRuntime } from './scenario/apply'
@@ -17,7 +18,7 @@ import { createService, type Service, type ServiceOptions } from './service/serv
 import type { Clock } from './time/clock'
 
 /** Options of {@link createDockside}; each field documented with its default. */
-export interface DocksideOptions extends ServiceOptions {
+export interface DocksideOptions extends ServiceOptions, AccessOptions {
   /** A scenario to seed state, timeline and faults; its values yield to the options given here. */
   scenario?: Scenario
   /**
@@ -29,8 +30,11 @@ export interface DocksideOptions extends ServiceOptions {
   accessKeys?: Record<string, string>
 }
 
-/** Options of {@link Dockside.listen}. */
-export interface ListenOptions {
+/**
+ * Options of {@link Dockside.listen}. `adminToken`, `allowedOrigins` and `allowedHosts` override the fake's for
+ * this server (see docs/security.md).
+ */
+export interface ListenOptions extends AccessOptions {
   /** @default '127.0.0.1' */
   host?: string
   /** 0 picks a free port. @default 0 */
@@ -134,6 +138,7 @@ function buildOptions(options: DocksideOptions): ServiceOptions {
  */
 export function createDockside(options: DocksideOptions = {}): Dockside {
   const serviceOptions = buildOptions(options)
+  const access = checkAccess(options)
   let svc: Service
   const servers = new Set<DocksideServer>()
   const hooks = new Set<{ restore(): void }>()
@@ -153,6 +158,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     service: () => svc,
     reset: async () => fake.reset(),
     accessKeys: () => options.accessKeys ?? options.scenario?.accessKeys,
+    access: () => access,
     apply: (scenario, { from }) => fake.apply(scenario, { from }),
   })
   build()
@@ -172,7 +178,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     async listen(listenOptions = {}) {
       if (closed) throw new Error('This fake is closed; create a new one with createDockside().')
       const { serve } = await import('./transports/server/serve')
-      const server = await serve(protocol, listenOptions)
+      const server = await serve(protocol, { ...listenOptions, access: checkAccess(listenOptions) })
       const wrapped: DocksideServer = {
         url: server.url,
         wsUrl: server.wsUrl,

@@ -10,6 +10,8 @@ export interface ProtoRequest {
   body(): Promise<string>
   /** The client's address, for logs and per-client limits. */
   remoteAddress?: string
+  /** The address the transport serves (and its own access options), for the admin guard (guard.ts). */
+  served?: import('./guard').Served
 }
 
 /** A transport-neutral answer; `body` may be a stream of chunks, written with backpressure. */

@@ -2,6 +2,7 @@ import type * as Http from 'node:http'
 import type * as Https from 'node:https'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
+import type { AccessOptions, Served } from '../../protocol/guard'
 import { errorResponse, jsonError } from '../../protocol/http'
 import type { Protocol } from '../../protocol/router'
 import type { ProtoRequest, ProtoResponse, UpgradeResult } from '../../protocol/types'
@@ -26,6 +27,8 @@ export interface ServeOptions {
   port?: number
   /** Serve https/wss with this key and certificate (PEM). */
   tls?: { key: string | Buffer; cert: string | Buffer }
+  /** This server's admin token, allowed origins and hosts (over the fake's), for the protocol's guard. */
+  access?: AccessOptions
 }
 
 export interface RunningServer {
@@ -54,7 +57,7 @@ function handshakeProblem(req: Http.IncomingMessage): ProtoResponse & { body: st
   return undefined
 }
 
-function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal): ProtoRequest {
+function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal, served: Served | undefined): ProtoRequest {
   const headers: Record<string, string | undefined> = {}
   for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v
   let body: Promise<string> | undefined
@@ -64,6 +67,7 @@ function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal): ProtoRe
     headers,
     signal,
     remoteAddress: req.socket.remoteAddress,
+    served,
     body: () =>
       (body ??= new Promise<string>((resolve, reject) => {
         const chunks: Buffer[] = []
@@ -134,13 +138,15 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   })
   const sockets = new Set<Duplex>()
   const live = new Set<WebSocket>()
+  // The address this server serves, for the protocol's admin guard; known once listening.
+  let served: Served | undefined
 
   const onRequest = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
     const controller = new AbortController()
     res.on('close', () => {
       if (!res.writableFinished) controller.abort()
     })
-    const proto = toProtoRequest(req, controller.signal)
+    const proto = toProtoRequest(req, controller.signal, served)
     protocol
       .handle(proto)
       .then((answer) => writeResponse(res, answer, req.method === 'HEAD'))
@@ -160,7 +166,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     const controller = new AbortController()
     socket.once('close', () => controller.abort())
     protocol
-      .upgrade(toProtoRequest(req, controller.signal))
+      .upgrade(toProtoRequest(req, controller.signal, served))
       .then((result) => finishUpgrade(req, socket, head, result, controller))
       .catch((error: unknown) => writeRaw(socket, errorResponse(error)))
   }
@@ -216,6 +222,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   const address = server.address() as { port: number; address: string }
   const shownHost = host.includes(':') ? `[${host}]` : host
   const scheme = options.tls ? 'https' : 'http'
+  served = { scheme, host, port: address.port, access: options.access }
   let closing: Promise<void> | undefined
 
   return {

@@ -1,3 +1,5 @@
+import type { Served } from './guard'
+
 /** A transport-neutral HTTP request. Header names are lower-case. */
 export interface ProtoRequest {
   method: string
@@ -11,7 +13,7 @@ export interface ProtoRequest {
   /** The client's address, for logs and per-client limits. */
   remoteAddress?: string
   /** The address the transport serves (and its own access options), for the admin guard (guard.ts). */
-  served?: import('./guard').Served
+  served?: Served
 }
 
 /** A transport-neutral answer; `body` may be a stream of chunks, written with backpressure. */

@@ -2,6 +2,7 @@ import type { FaultPlan } from './faults/plan'
 import type { RateLimiter } from './faults/rate-limit'
 import type { DeliveryTracker } from './service/delivery'
 import { maintenanceRestart } from './protocol/events'
+import { checkAccess, type AccessOptions } from './protocol/guard'
 import { createProtocol, type Protocol } from './protocol/router'
 import { hostTimers, wallNow } from './runtime/host-timers'
 import { applyScenario, applyScenarioAtRuntime } from './scenario/apply'
@@ -19,7 +20,7 @@ import { createService, type Service, type ServiceOptions } from './service/serv
 import type { Clock } from './time/clock'
 
 /** Options of {@link createDockside}; each field documented with its default. */
-export interface DocksideOptions extends ServiceOptions {
+export interface DocksideOptions extends ServiceOptions, AccessOptions {
   /** A scenario to seed state, timeline and faults; its values yield to the options given here. */
   scenario?: Scenario
   /**
@@ -31,8 +32,11 @@ export interface DocksideOptions extends ServiceOptions {
   accessKeys?: Record<string, string>
 }
 
-/** Options of {@link Dockside.listen}. */
-export interface ListenOptions {
+/**
+ * Options of {@link Dockside.listen}. `adminToken`, `allowedOrigins` and `allowedHosts` override the fake's for
+ * this server (see docs/security.md).
+ */
+export interface ListenOptions extends AccessOptions {
   /** @default '127.0.0.1' */
   host?: string
   /** 0 picks a free port. @default 0 */
@@ -120,6 +124,9 @@ const OPTION_NAMES: Record<keyof DocksideOptions, true> = {
   rateLimit: true,
   scenario: true,
   accessKeys: true,
+  adminToken: true,
+  allowedOrigins: true,
+  allowedHosts: true,
 }
 
 function checkOptions(options: unknown): asserts options is DocksideOptions {
@@ -164,6 +171,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   checkOptions(options)
   if (options.scenario !== undefined) validateScenarioSync(options.scenario)
   const serviceOptions = buildOptions(options)
+  const access = checkAccess(options)
   let svc: Service
   const servers = new Set<DocksideServer>()
   const hooks = new Set<{ restore(): void }>()
@@ -189,6 +197,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     service: () => svc,
     reset: async () => fake.reset(),
     accessKeys: () => options.accessKeys ?? options.scenario?.accessKeys,
+    access: () => access,
     apply: (scenario, { from }) => fake.apply(scenario, { from }),
   })
   build()
@@ -208,7 +217,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     async listen(listenOptions = {}) {
       if (closed) throw new Error('This fake is closed; create a new one with createDockside().')
       const { serve } = await import('./transports/server/serve')
-      const server = await serve(protocol, listenOptions)
+      const server = await serve(protocol, { ...listenOptions, access: checkAccess(listenOptions) })
       const wrapped: DocksideServer = {
         url: server.url,
         wsUrl: server.wsUrl,

@@ -1,14 +1,17 @@
 import { parseArgs } from 'node:util'
 import { createDockside } from '../dockside'
+import { checkAccess, isLoopback } from '../protocol/guard'
 import { loadScenario } from '../scenario/load'
 import { DocksideError, ScenarioError } from '../service/errors'
 import type { ClockMode } from '../time/clock'
 import { formatEntry, formatEvent } from './format'
+import { readSecrets, SecretError } from './secrets'
 
 const USAGE = `Usage:
   dockside serve [--host 127.0.0.1] [--port 2375] [--seed N] [--scenario FILE|demo]
                  [--clock real|auto|virtual] [--speed N] [--quiet]
-                 [--tls | --cert FILE --key FILE] [--access-key ID:SECRET ...]
+                 [--tls | --cert FILE --key FILE] [--access-keys-file FILE]
+                 [--admin-token-file FILE] [--allow-origin ORIGIN ...] [--allow-host NAME ...]
   dockside validate FILE       check a scenario file as serve would (exit 2 if refused)
   dockside --help | --version
 
@@ -16,7 +19,12 @@ serve starts the fake service: the events websocket (GET /events/ws), image push
 (POST /images/{name}/push), Docker-compatible routes and the admin API (/_dockside/).
 Defaults: host 127.0.0.1, port 2375, the scenario's clock (else real), the scenario's seed (else 1).
 --tls serves https:// and wss:// with a self-signed certificate made at start; --cert/--key use yours.
---access-key (repeatable) makes the events websocket verify HYPER-HMAC-SHA256 signed requests.`
+--access-keys-file (one ID:SECRET a line, or JSON), DOCKSIDE_ACCESS_KEYS="id:secret,..." or --access-key ID:SECRET
+(repeatable) make the events websocket verify HYPER-HMAC-SHA256 signed requests.
+--admin-token-file or DOCKSIDE_ADMIN_TOKEN (or --admin-token TOKEN) requires "Authorization: Bearer TOKEN" on /_dockside/.
+Prefer the environment or files for secrets: command lines are visible to other users in ps.
+--allow-origin lets a web page's origin use the admin API and, once given, limits the events websocket to those origins;
+--allow-host lets the admin API answer another Host name (e.g. a compose service name). See docs/security.md.`
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`dockside: ${message}\n`)
@@ -40,6 +48,11 @@ async function serve(argv: string[]) {
         cert: { type: 'string' },
         key: { type: 'string' },
         'access-key': { type: 'string', multiple: true },
+        'access-keys-file': { type: 'string' },
+        'admin-token': { type: 'string' },
+        'admin-token-file': { type: 'string' },
+        'allow-origin': { type: 'string', multiple: true },
+        'allow-host': { type: 'string', multiple: true },
       },
       strict: true,
     }))
@@ -66,11 +79,29 @@ async function serve(argv: string[]) {
     }
   }
   if ((values.cert === undefined) !== (values.key === undefined)) fail('--cert and --key go together: pass both PEM files, or --tls alone for a self-signed certificate')
-  let accessKeys: Record<string, string> | undefined
-  for (const pair of (values['access-key'] as string[] | undefined) ?? []) {
-    const colon = pair.indexOf(':')
-    if (colon < 1 || colon === pair.length - 1) fail(`invalid --access-key ${pair}: expected ACCESS_KEY_ID:SECRET_KEY`)
-    accessKeys = { ...scenario?.accessKeys, ...accessKeys, [pair.slice(0, colon)]: pair.slice(colon + 1) }
+  // Secrets from the environment, files or flags (docs/security.md); errors never show them.
+  const secrets = await readSecrets({
+    env: process.env,
+    accessKeyFlags: values['access-key'] as string[] | undefined,
+    accessKeysFile: values['access-keys-file'] as string | undefined,
+    adminTokenFlag: values['admin-token'] as string | undefined,
+    adminTokenFile: values['admin-token-file'] as string | undefined,
+  }).catch((error: unknown) => (error instanceof SecretError ? fail(error.message) : Promise.reject(error)))
+  const accessKeys = secrets.accessKeys && { ...scenario?.accessKeys, ...secrets.accessKeys }
+  let access
+  try {
+    access = checkAccess(
+      { adminToken: secrets.adminToken, allowedOrigins: values['allow-origin'] as string[] | undefined, allowedHosts: values['allow-host'] as string[] | undefined },
+      { adminToken: 'admin token', allowedOrigins: '--allow-origin', allowedHosts: '--allow-host' },
+    )
+  } catch (error) {
+    fail((error as Error).message)
+  }
+  if (!isLoopback((values.host as string).replace(/^\[|\]$/g, '')) && access.adminToken === undefined) {
+    process.stderr.write(
+      `dockside: warning: --host ${values.host} makes the fake reachable from other machines, and with no admin token anyone who reaches it can drive ` +
+        `the admin API (/_dockside/: change state, inject faults, reset). Set DOCKSIDE_ADMIN_TOKEN or --admin-token-file, or bind 127.0.0.1. See docs/security.md.\n`,
+    )
   }
   let tls
   if (values.cert !== undefined) {
@@ -85,7 +116,7 @@ async function serve(argv: string[]) {
   const clock = clockFlag ?? scenarioMode ?? 'real'
   let fake
   try {
-    fake = createDockside({ scenario, seed, accessKeys, clock: { mode: clock, ...(speed ? { speed } : {}) } })
+    fake = createDockside({ scenario, seed, accessKeys, ...access, clock: { mode: clock, ...(speed ? { speed } : {}) } })
   } catch (error) {
     scenarioFailure(values.scenario as string, error)
   }
@@ -102,7 +133,7 @@ async function serve(argv: string[]) {
     fail(`cannot listen on ${values.host}:${port}: ${(error as Error).message}`, 1)
   }
   process.stdout.write(
-    `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''}${tls ? `, tls: ${values.cert ? values.cert : 'self-signed certificate'}` : ''}${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).length ? `, signed requests verified for access keys ${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).join(', ')}` : ''})\n`,
+    `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''}${tls ? `, tls: ${values.cert ? values.cert : 'self-signed certificate'}` : ''}${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).length ? `, signed requests verified for access keys ${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).join(', ')}` : ''}${access.adminToken ? ', admin token required' : ''})\n`,
   )
   let stopping = false
   const stop = async (signal: string) => {

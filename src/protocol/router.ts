@@ -1,6 +1,7 @@
 import type { Service } from '../service/service'
 import { handleAdmin } from './admin'
 import { handleDocker, unservedDocker } from './docker'
+import { guardAdmin, guardUpgrade, type AccessOptions, type Refusal } from './guard'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
 import { errorResponse, json, jsonError, parseTarget } from './http'
 import { pushRoute } from './push'
@@ -15,6 +16,8 @@ export interface ProtocolHost {
   reset(): Promise<void>
   /** Access keys (id → secret) that events-websocket signatures are verified against; none: accept any. */
   accessKeys?(): AccessKeys | undefined
+  /** Who may use the admin API and the events websocket (admin token, allowed origins and hosts); each transport may override per request. */
+  access?(): AccessOptions
   /** Validates and applies a scenario (state, faults, rate limits, timeline) to the running fake. */
   apply?(scenario: unknown, options: { from: 'start' | 'now' }): Promise<void>
 }
@@ -47,6 +50,11 @@ export function createProtocol(host: ProtocolHost): Protocol {
 
   const record = (req: ProtoRequest, path: string, status: number) =>
     host.service().journal.record('request', { method: req.method, path, status, client: req.headers['x-dockside-client'] })
+  const refused = (req: ProtoRequest, path: string, refusal: Refusal) => {
+    host.service().journal.record('access.refused', { path, status: refusal.response.status, reason: refusal.reason, origin: req.headers.origin, host: req.headers.host })
+    return refusal.response
+  }
+  const noAccess: AccessOptions = {}
 
   return {
     hub,
@@ -70,7 +78,8 @@ export function createProtocol(host: ProtocolHost): Protocol {
         } else if (target.path === '/events' && req.method === 'GET') {
           res = await eventsStream(svc, req, target)
         } else if (target.path.startsWith('/_dockside/') || target.path === '/_dockside') {
-          res = await handleAdmin(svc, host, hub, req, target)
+          const refusal = await guardAdmin(req, host.access?.() ?? noAccess)
+          res = refusal ? refused(req, target.path, refusal) : await handleAdmin(svc, host, hub, req, target)
         } else {
           res = (await handleDocker(svc, req, target)) ?? unservedDocker(req.method, target.path)
         }
@@ -86,6 +95,11 @@ export function createProtocol(host: ProtocolHost): Protocol {
       if (req.method !== 'GET') {
         record(req, target.path, 405)
         return { kind: 'reject', response: jsonError(405, `A websocket upgrade must be a GET request, not ${req.method}.`, { allow: 'GET' }) }
+      }
+      const refusal = guardUpgrade(req, host.access?.() ?? noAccess)
+      if (refusal) {
+        record(req, target.path, refusal.response.status)
+        return { kind: 'reject', response: refused(req, target.path, refusal) }
       }
       // HYPER-HMAC-SHA256 signed headers: always accepted; verified when access keys are configured.
       const svc = host.service()

@@ -144,6 +144,19 @@ export async function signHyperRequest(
   }
 }
 
+/**
+ * Compares two strings in time that depends on neither their contents nor their lengths: both are hashed
+ * (SHA-256) and the digests compared byte by byte without an early exit. For secrets (tokens, signatures).
+ */
+export async function timingSafeEqual(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([crypto.subtle.digest('SHA-256', encoder.encode(a)), crypto.subtle.digest('SHA-256', encoder.encode(b))])
+  const p = new Uint8Array(x)
+  const q = new Uint8Array(y)
+  let diff = 0
+  for (let i = 0; i < p.length; i++) diff |= p[i] ^ q[i]
+  return diff === 0
+}
+
 const fmtSkew = (ms: number) => (Math.abs(ms) >= 60_000 ? `${Math.round(Math.abs(ms) / 60_000)} min` : `${Math.round(Math.abs(ms) / 1000)} s`)
 
 /**
@@ -185,7 +198,7 @@ export async function checkSignature(req: SignableRequest, keys: AccessKeys | un
   const scope = `${scopeDate}/${region}/${service}/hyper_request`
   const detail = await canonicalize(req, signedHeaders, scope, payloadHash)
   const expected = await hyperSignature(secret, scopeDate, region, service, detail.stringToSign)
-  if (expected !== signature.toLowerCase()) {
+  if (!(await timingSafeEqual(expected, signature.toLowerCase()))) {
     return { ok: false, status: 403, message: `Wrong signature for access key "${accessKey}": the signature does not match the request. Compare your canonical request and string to sign with the ones in this answer.`, detail }
   }
   return { ok: true, accessKey, verified: true }

@@ -1,3 +1,5 @@
+import type { Served } from './guard'
+
 /** A transport-neutral HTTP request. Header names are lower-case. */
 export interface ProtoRequest {
   method: string
@@ -10,6 +12,8 @@ export interface ProtoRequest {
   body(): Promise<string>
   /** The client's address, for logs and per-client limits. */
   remoteAddress?: string
+  /** The address the transport serves (and its own access options), for the admin guard (guard.ts). */
+  served?: Served
 }
 
 /** A transport-neutral answer; `body` may be a stream of chunks, written with backpressure. */

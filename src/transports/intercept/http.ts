@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import type nockType from 'nock'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
-import type { HookedRegion } from './registry'
+import { servedAt, type HookedRegion } from './registry'
 
 type Nock = typeof nockType
 type Interceptor = ReturnType<ReturnType<Nock>['intercept']>
@@ -75,7 +75,7 @@ function toReadable(body: AsyncIterable<string>): Readable {
   return Readable.from(chunks(), { objectMode: true, highWaterMark: 1 })
 }
 
-function toProtoRequest(request: Request): ProtoRequest {
+function toProtoRequest(request: Request, region: HookedRegion): ProtoRequest {
   const url = new URL(request.url)
   const headers: Record<string, string | undefined> = {}
   request.headers.forEach((value, key) => (headers[key] = value))
@@ -91,11 +91,12 @@ function toProtoRequest(request: Request): ProtoRequest {
     signal: request.signal,
     body: () => (body ??= request.text()),
     remoteAddress: 'in-process',
+    served: servedAt(region.origin),
   }
 }
 
 async function answer(region: HookedRegion, request: Request): Promise<[number, string | Readable, Record<string, string>]> {
-  const proto = toProtoRequest(request)
+  const proto = toProtoRequest(request, region)
   const served = region.routes.http(request.method, proto.url)
   if (!served) return region.unhandled(request.method, request.url, () => region.protocol.handle(proto).then(finish))
   return finish(await region.protocol.handle(proto))

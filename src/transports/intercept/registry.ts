@@ -1,4 +1,5 @@
 import type { Dockside } from '../../dockside'
+import type { Served } from '../../protocol/guard'
 import type { Protocol } from '../../protocol/router'
 import type { RouteMatcher } from './routes'
 
@@ -55,4 +56,11 @@ export function makeUnhandled(onUnhandled: OnUnhandled, routes: readonly string[
     else if (typeof onUnhandled === 'function') onUnhandled({ method, url, routes, message })
     return fallback()
   }
+}
+
+/** The hooked origin as the address this way in serves (the admin guard's "bound address"). */
+export function servedAt(origin: string): Served {
+  const url = new URL(origin)
+  const secure = url.protocol === 'https:' || url.protocol === 'wss:'
+  return { scheme: secure ? 'https' : 'http', host: url.hostname, port: url.port ? Number(url.port) : secure ? 443 : 80 }
 }

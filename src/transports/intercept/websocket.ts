@@ -1,7 +1,7 @@
 import { Server as MockServer, WebSocket as MockWebSocket } from 'mock-socket'
 import { errorResponse, jsonError } from '../../protocol/http'
 import type { ProtoRequest, SocketSession, UpgradeResult } from '../../protocol/types'
-import { wsOrigins, type HookedRegion } from './registry'
+import { servedAt, wsOrigins, type HookedRegion } from './registry'
 
 /** What the in-process handshake answered: 101, or the refusal's status, headers and body. */
 export interface Handshake {
@@ -139,7 +139,7 @@ export class InProcessWebSocket extends EventTarget {
       ...(list.length ? { 'sec-websocket-protocol': list.join(', ') } : {}),
     }
     for (const [k, v] of Object.entries(opts?.headers ?? {})) headers[k.toLowerCase()] = v
-    const req: ProtoRequest = { method: 'GET', url: pathAndQuery, headers, signal: this.#abort.signal, body: async () => '', remoteAddress: 'in-process' }
+    const req: ProtoRequest = { method: 'GET', url: pathAndQuery, headers, signal: this.#abort.signal, body: async () => '', remoteAddress: 'in-process', served: servedAt(region.wsOrigin) }
     void this.#connect(region, req)
   }
 

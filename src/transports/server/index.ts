@@ -1,2 +1,3 @@
 export { serve, type ServeOptions, type RunningServer } from './serve'
+export type { AccessOptions, Served } from '../../protocol/guard'
 export { selfSignedCertificate, loadCertificate, type TlsMaterial } from './tls'

@@ -2,6 +2,7 @@ import type * as Http from 'node:http'
 import type * as Https from 'node:https'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
+import type { AccessOptions, Served } from '../../protocol/guard'
 import { errorResponse, jsonError } from '../../protocol/http'
 import type { Protocol } from '../../protocol/router'
 import type { ProtoRequest, ProtoResponse, UpgradeResult } from '../../protocol/types'
@@ -26,6 +27,8 @@ export interface ServeOptions {
   port?: number
   /** Serve https/wss with this key and certificate (PEM). */
   tls?: { key: string | Buffer; cert: string | Buffer }
+  /** This server's admin token, allowed origins and hosts (over the fake's), for the protocol's guard. */
+  access?: AccessOptions
 }
 
 export interface RunningServer {
@@ -63,7 +66,7 @@ function missingHost(req: Http.IncomingMessage): (ProtoResponse & { body: string
   return jsonError(400, `Missing Host header: HTTP/${req.httpVersion} requires one (RFC 9112, section 3.2); send e.g. "Host: 127.0.0.1:2375".`)
 }
 
-function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal): ProtoRequest {
+function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal, served: Served | undefined): ProtoRequest {
   const headers: Record<string, string | undefined> = {}
   for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v
   let body: Promise<string> | undefined
@@ -73,6 +76,7 @@ function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal): ProtoRe
     headers,
     signal,
     remoteAddress: req.socket.remoteAddress,
+    served,
     body: () =>
       (body ??= new Promise<string>((resolve, reject) => {
         const chunks: Buffer[] = []
@@ -143,6 +147,8 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   })
   const sockets = new Set<Duplex>()
   const live = new Set<WebSocket>()
+  // The address this server serves, for the protocol's admin guard; known once listening.
+  let served: Served | undefined
 
   const onRequest = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
     const noHost = missingHost(req)
@@ -167,7 +173,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
       detach()
       gone()
     })
-    const proto = toProtoRequest(req, controller.signal)
+    const proto = toProtoRequest(req, controller.signal, served)
     protocol
       .handle(proto)
       .then((answer) => writeResponse(res, answer, req.method === 'HEAD'))
@@ -187,7 +193,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     const controller = new AbortController()
     socket.once('close', () => controller.abort())
     protocol
-      .upgrade(toProtoRequest(req, controller.signal))
+      .upgrade(toProtoRequest(req, controller.signal, served))
       .then((result) => finishUpgrade(req, socket, head, result, controller))
       .catch((error: unknown) => writeRaw(socket, errorResponse(error)))
   }
@@ -248,6 +254,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   const address = server.address() as { port: number; address: string }
   const shownHost = host.includes(':') ? `[${host}]` : host
   const scheme = options.tls ? 'https' : 'http'
+  served = { scheme, host, port: address.port, access: options.access }
   let closing: Promise<void> | undefined
 
   return {

@@ -2,6 +2,7 @@ import type { FaultPlan } from './faults/plan'
 import type { RateLimiter } from './faults/rate-limit'
 import type { DeliveryTracker } from './service/delivery'
 import { maintenanceRestart } from './protocol/events'
+import { resolveLimits, type ByteSize } from './protocol/limits'
 import { createProtocol, type Protocol } from './protocol/router'
 import { hostTimers, wallNow } from './runtime/host-timers'
 import { applyScenario, applyScenarioAtRuntime } from './scenario/apply'
@@ -27,6 +28,16 @@ export interface DocksideOptions extends ServiceOptions {
    * @default the scenario's `accessKeys`, else none
    */
   accessKeys?: Record<string, string>
+  /**
+   * Largest request body, in bytes or a size like `'8MiB'`; a larger one gets a JSON 413 before it is read whole
+   * (a `Content-Length` over it is refused at once), on both ways in. @default '1MiB'
+   */
+  maxBodySize?: ByteSize
+  /**
+   * How far an events client may fall behind, in bytes or a size like `'16MiB'`: a websocket whose unsent frames pass it
+   * closes with 1013 and a reason naming the backlog; a `GET /events` stream ends. A `since` replay comes on top. @default '4MiB'
+   */
+  maxBacklog?: ByteSize
 }
 
 /** Options of {@link Dockside.listen}. */
@@ -134,6 +145,7 @@ function buildOptions(options: DocksideOptions): ServiceOptions {
  */
 export function createDockside(options: DocksideOptions = {}): Dockside {
   const serviceOptions = buildOptions(options)
+  const limits = resolveLimits(options)
   let svc: Service
   const servers = new Set<DocksideServer>()
   const hooks = new Set<{ restore(): void }>()
@@ -154,6 +166,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     reset: async () => fake.reset(),
     accessKeys: () => options.accessKeys ?? options.scenario?.accessKeys,
     apply: (scenario, { from }) => fake.apply(scenario, { from }),
+    limits,
   })
   build()
 

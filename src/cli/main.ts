@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { createDockside } from '../dockside'
+import { resolveLimits } from '../protocol/limits'
 import { loadScenario } from '../scenario/load'
 import { ScenarioError } from '../service/errors'
 import type { ClockMode } from '../time/clock'
@@ -9,6 +10,7 @@ const USAGE = `Usage:
   dockside serve [--host 127.0.0.1] [--port 2375] [--seed N] [--scenario FILE|demo]
                  [--clock real|auto|virtual] [--speed N] [--quiet]
                  [--tls | --cert FILE --key FILE] [--access-key ID:SECRET ...]
+                 [--max-body-size 1MiB] [--max-backlog 4MiB]
   dockside validate FILE       check a scenario file and exit
   dockside --help | --version
 
@@ -16,7 +18,9 @@ serve starts the fake service: the events websocket (GET /events/ws), image push
 (POST /images/{name}/push), Docker-compatible routes and the admin API (/_dockside/).
 Defaults: host 127.0.0.1, port 2375, the scenario's clock (else real), the scenario's seed (else 1).
 --tls serves https:// and wss:// with a self-signed certificate made at start; --cert/--key use yours.
---access-key (repeatable) makes the events websocket verify HYPER-HMAC-SHA256 signed requests.`
+--access-key (repeatable) makes the events websocket verify HYPER-HMAC-SHA256 signed requests.
+--max-body-size caps request bodies (larger: 413); --max-backlog caps what an events client that
+stops reading may fall behind (then close 1013). Sizes: bytes, or 512KiB, 4MiB, 1GB...`
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`dockside: ${message}\n`)
@@ -40,6 +44,8 @@ async function serve(argv: string[]) {
         cert: { type: 'string' },
         key: { type: 'string' },
         'access-key': { type: 'string', multiple: true },
+        'max-body-size': { type: 'string' },
+        'max-backlog': { type: 'string' },
       },
       strict: true,
     }))
@@ -55,6 +61,13 @@ async function serve(argv: string[]) {
   if (clockFlag !== undefined && !['real', 'auto', 'virtual'].includes(clockFlag)) fail(`invalid --clock ${clockFlag}: expected real, auto or virtual`)
   const speed = values.speed === undefined ? undefined : Number(values.speed)
   if (speed !== undefined && !(speed > 0 && Number.isFinite(speed) && (values.speed as string).trim() !== '')) fail(`invalid --speed ${values.speed}: expected a finite number above 0`)
+
+  const limits: { maxBodySize?: string; maxBacklog?: string } = { maxBodySize: values['max-body-size'] as string | undefined, maxBacklog: values['max-backlog'] as string | undefined }
+  try {
+    resolveLimits(limits)
+  } catch (error) {
+    fail(`invalid --${(error as Error).message.includes('maxBodySize') ? 'max-body-size' : 'max-backlog'}: ${(error as Error).message}`)
+  }
 
   let scenario
   if (values.scenario) {
@@ -83,7 +96,7 @@ async function serve(argv: string[]) {
   // --clock wins, then the scenario's clock, then `real`: demos unfold at human pace.
   const scenarioMode = typeof scenario?.clock === 'string' ? scenario.clock : scenario?.clock?.mode
   const clock = clockFlag ?? scenarioMode ?? 'real'
-  const fake = createDockside({ scenario, seed, accessKeys, clock: { mode: clock, ...(speed ? { speed } : {}) } })
+  const fake = createDockside({ scenario, seed, accessKeys, ...limits, clock: { mode: clock, ...(speed ? { speed } : {}) } })
   const out = (line: string | undefined) => line !== undefined && !values.quiet && process.stdout.write(`${line}\n`)
   fake.on('journal', (e) => out(formatEntry(e)))
   fake.on('event', (e) => out(formatEvent(e)))

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import type nockType from 'nock'
+import { readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
 import type { HookedRegion } from './registry'
 
@@ -86,7 +87,7 @@ function toProtoRequest(request: Request): ProtoRequest {
     headers,
     // nock hands over the client's Request; its signal fires when the client aborts (about 1 ms later).
     signal: request.signal,
-    body: () => (body ??= request.text()),
+    body: (max) => (body ??= readCappedText(request.body as AsyncIterable<Uint8Array> | null, max)),
     remoteAddress: 'in-process',
   }
 }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { createDockside } from '../dockside'
-import { resolveLimits } from '../protocol/limits'
+import { toBytes } from '../protocol/limits'
 import { loadScenario } from '../scenario/load'
 import { ScenarioError } from '../service/errors'
 import type { ClockMode } from '../time/clock'
@@ -63,10 +63,12 @@ async function serve(argv: string[]) {
   if (speed !== undefined && !(speed > 0 && Number.isFinite(speed) && (values.speed as string).trim() !== '')) fail(`invalid --speed ${values.speed}: expected a finite number above 0`)
 
   const limits: { maxBodySize?: string; maxBacklog?: string } = { maxBodySize: values['max-body-size'] as string | undefined, maxBacklog: values['max-backlog'] as string | undefined }
-  try {
-    resolveLimits(limits)
-  } catch (error) {
-    fail(`invalid --${(error as Error).message.includes('maxBodySize') ? 'max-body-size' : 'max-backlog'}: ${(error as Error).message}`)
+  for (const [flag, value] of [['max-body-size', limits.maxBodySize], ['max-backlog', limits.maxBacklog]] as const) {
+    try {
+      if (value !== undefined) toBytes(value, `--${flag}`)
+    } catch (error) {
+      fail((error as Error).message)
+    }
   }
 
   let scenario

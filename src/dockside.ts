@@ -3,6 +3,7 @@ import type { RateLimiter } from './faults/rate-limit'
 import type { DeliveryTracker } from './service/delivery'
 import { maintenanceRestart } from './protocol/events'
 import { checkAccess, type AccessOptions } from './protocol/guard'
+import { resolveLimits, type ByteSize } from './protocol/limits'
 import { createProtocol, type Protocol } from './protocol/router'
 import { hostTimers, wallNow } from './runtime/host-timers'
 import { applyScenario, applyScenarioAtRuntime } from './scenario/apply'
@@ -30,6 +31,16 @@ export interface DocksideOptions extends ServiceOptions, AccessOptions {
    * @default the scenario's `accessKeys`, else none
    */
   accessKeys?: Record<string, string>
+  /**
+   * Largest request body, in bytes or a size like `'8MiB'`; a larger one gets a JSON 413 before it is read whole
+   * (a `Content-Length` over it is refused at once), on both ways in. @default '1MiB'
+   */
+  maxBodySize?: ByteSize
+  /**
+   * How far an events client may fall behind, in bytes or a size like `'16MiB'`: a websocket whose unsent frames pass it
+   * closes with 1013 and a reason naming the backlog; a `GET /events` stream ends. A `since` replay comes on top. @default '4MiB'
+   */
+  maxBacklog?: ByteSize
 }
 
 /**
@@ -127,6 +138,8 @@ const OPTION_NAMES: Record<keyof DocksideOptions, true> = {
   adminToken: true,
   allowedOrigins: true,
   allowedHosts: true,
+  maxBodySize: true,
+  maxBacklog: true,
 }
 
 function checkOptions(options: unknown): asserts options is DocksideOptions {
@@ -172,6 +185,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   if (options.scenario !== undefined) validateScenarioSync(options.scenario)
   const serviceOptions = buildOptions(options)
   const access = checkAccess(options)
+  const limits = resolveLimits(options)
   let svc: Service
   const servers = new Set<DocksideServer>()
   const hooks = new Set<{ restore(): void }>()
@@ -199,6 +213,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     accessKeys: () => options.accessKeys ?? options.scenario?.accessKeys,
     access: () => access,
     apply: (scenario, { from }) => fake.apply(scenario, { from }),
+    limits,
   })
   build()
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { createDockside } from '../dockside'
 import { checkAccess, isLoopback } from '../protocol/guard'
+import { toBytes } from '../protocol/limits'
 import { loadScenario } from '../scenario/load'
 import { DocksideError, ScenarioError } from '../service/errors'
 import type { ClockMode } from '../time/clock'
@@ -12,6 +13,7 @@ const USAGE = `Usage:
                  [--clock real|auto|virtual] [--speed N] [--quiet]
                  [--tls | --cert FILE --key FILE] [--access-keys-file FILE]
                  [--admin-token-file FILE] [--allow-origin ORIGIN ...] [--allow-host NAME ...]
+                 [--max-body-size 1MiB] [--max-backlog 4MiB]
   dockside validate FILE       check a scenario file as serve would (exit 2 if refused)
   dockside --help | --version
 
@@ -24,7 +26,9 @@ Defaults: host 127.0.0.1, port 2375, the scenario's clock (else real), the scena
 --admin-token-file or DOCKSIDE_ADMIN_TOKEN (or --admin-token TOKEN) requires "Authorization: Bearer TOKEN" on /_dockside/.
 Prefer the environment or files for secrets: command lines are visible to other users in ps.
 --allow-origin lets a web page's origin use the admin API and, once given, limits the events websocket to those origins;
---allow-host lets the admin API answer another Host name (e.g. a compose service name). See docs/security.md.`
+--allow-host lets the admin API answer another Host name (e.g. a compose service name). See docs/security.md.
+--max-body-size caps request bodies (larger: 413); --max-backlog caps what an events client that
+stops reading may fall behind (then close 1013). Sizes: bytes, or 512KiB, 4MiB, 1GB...`
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`dockside: ${message}\n`)
@@ -53,6 +57,8 @@ async function serve(argv: string[]) {
         'admin-token-file': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
         'allow-host': { type: 'string', multiple: true },
+        'max-body-size': { type: 'string' },
+        'max-backlog': { type: 'string' },
       },
       strict: true,
     }))
@@ -68,6 +74,15 @@ async function serve(argv: string[]) {
   if (clockFlag !== undefined && !['real', 'auto', 'virtual'].includes(clockFlag)) fail(`invalid --clock ${clockFlag}: expected real, auto or virtual`)
   const speed = values.speed === undefined ? undefined : Number(values.speed)
   if (speed !== undefined && !(speed > 0 && Number.isFinite(speed) && (values.speed as string).trim() !== '')) fail(`invalid --speed ${values.speed}: expected a finite number above 0`)
+
+  const limits: { maxBodySize?: string; maxBacklog?: string } = { maxBodySize: values['max-body-size'] as string | undefined, maxBacklog: values['max-backlog'] as string | undefined }
+  for (const [flag, value] of [['max-body-size', limits.maxBodySize], ['max-backlog', limits.maxBacklog]] as const) {
+    try {
+      if (value !== undefined) toBytes(value, `--${flag}`)
+    } catch (error) {
+      fail((error as Error).message)
+    }
+  }
 
   let scenario
   if (values.scenario) {
@@ -116,7 +131,7 @@ async function serve(argv: string[]) {
   const clock = clockFlag ?? scenarioMode ?? 'real'
   let fake
   try {
-    fake = createDockside({ scenario, seed, accessKeys, ...access, clock: { mode: clock, ...(speed ? { speed } : {}) } })
+    fake = createDockside({ scenario, seed, accessKeys, ...access, ...limits, clock: { mode: clock, ...(speed ? { speed } : {}) } })
   } catch (error) {
     scenarioFailure(values.scenario as string, error)
   }

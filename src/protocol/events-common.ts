@@ -10,7 +10,9 @@ import { findAction as find, refusalResponse } from './faults'
 import type { Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
-const TIMESTAMP = /^(\d+)(?:\.(\d{1,9}))?$/
+const TIMESTAMP = /^0*(\d{1,12})(?:\.(\d{1,9}))?$/
+/** 9999-12-31T23:59:59Z, the last second Docker's timestamps (Go's RFC 3339) can show; later is refused. */
+export const MAX_TIMESTAMP_SECONDS = 253_402_300_799n
 
 /** Parses Docker's `sec[.nanos]` timestamps into epoch milliseconds. */
 export function parseTimestamp(name: string, value: string | undefined): number | undefined {
@@ -22,7 +24,10 @@ export function parseTimestamp(name: string, value: string | undefined): number 
 export function parseTimestampNano(name: string, value: string | undefined): bigint | undefined {
   if (value === undefined || value === '') return undefined
   const m = TIMESTAMP.exec(value)
-  if (!m) throw new InvalidInputError(`Invalid "${name}" ${JSON.stringify(value)}: expected Unix time as seconds[.nanoseconds], e.g. 1767225600 or 1767225600.000000001.`)
+  const shown = value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}... (${value.length} characters)` : JSON.stringify(value)
+  if (!m || BigInt(m[1]) > MAX_TIMESTAMP_SECONDS) {
+    throw new InvalidInputError(`Invalid "${name}" ${shown}: expected Unix time as seconds[.nanoseconds] from 0 to ${MAX_TIMESTAMP_SECONDS} (year 9999), e.g. 1767225600 or 1767225600.000000001.`)
+  }
   return BigInt(m[1]) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0') || '0')
 }
 

@@ -4,12 +4,13 @@ import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
 import { connectLatency, findAction as find, untilAborted } from './faults'
 import { errorResponse, jsonError, type Target } from './http'
+import { BACKLOG_CLOSE_CODE, backlogReason, EVENTS_MAX_MESSAGE, resolveLimits, type ProtocolLimits } from './limits'
 import type { ProtoRequest, SocketSink, UpgradeResult } from './types'
 import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, nextSocketId, admit, paced } from './events-common'
 import { createHub, type LiveSocket } from './socket-hub'
 
 /** `GET /events/ws`: refuse before the upgrade, or accept and stream frames. */
-export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, target: Target): Promise<UpgradeResult> {
+export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, target: Target, limits: ProtocolLimits = resolveLimits()): Promise<UpgradeResult> {
   let q: EventsQuery
   try {
     q = parseEventsQuery(req, target)
@@ -66,32 +67,32 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
         if (a.kind === 'close') live.close(a.code, a.reason)
         else live.drop()
       }
+      const backlog = sink.backlog
+      // What the client may be behind by; the replay of `since` (bounded by retention) comes on top.
+      let allowance = Infinity
       const send = (e: ServiceEvent) => {
         if (closed) return
         sink.send(e.frame(format))
         sent++
         svc.deliveries.sent(key, id, e)
         if (ending && ending.action.afterMessages > 0 && sent >= ending.action.afterMessages) strike()
+        // A client that stopped reading: close it before its backlog grows the server's memory without bound.
+        else if (backlog !== undefined && backlog() > allowance) overflow()
+      }
+      const overflow = () => {
+        svc.journal.record('ws.backlog', { socket: id, client: key, backlog: backlog?.(), limit: limits.maxBacklog, sent })
+        live.close(BACKLOG_CLOSE_CODE, backlogReason(limits.maxBacklog))
       }
       const deliver = paced(svc, latency, (e) => {
         if (!closed) send(e)
       }, timers)
       hub.add(live)
-      svc.deliveries.opened(key, id, 'ws', q.since)
-      svc.journal.record('ws.open', { socket: id, client: key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
-      timers.add(svc.clock.schedule(svc.options.maxConnectionAgeMs, () => live.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`)))
-      const gone = sinceGone(svc, q)
-      if (gone) {
-        live.close(SINCE_GONE_CODE, gone)
-      } else if (ending && ending.action.afterMessages === 0 && ending.action.afterTimeMs === undefined) {
-        strike()
-      } else {
-        if (ending?.action.afterTimeMs !== undefined) timers.add(svc.clock.schedule(ending.action.afterTimeMs, strike))
-        const unfollow = follow(svc, q, deliver, () => live.close(1000, 'until reached; stream complete'))
-        // The replay may already have closed the socket (a close fault after N messages): cleanup() ran
-        // before the subscription existed, so end it here or it outlives the socket.
-        if (closed) unfollow()
-        else stop = unfollow
+      try {
+        start()
+      } catch (error) {
+        // Never an exception out of open(): the transport has already switched protocols, so no HTTP answer can follow.
+        svc.journal.record('ws.error', { socket: id, client: key, message: error instanceof Error ? error.message : String(error) })
+        end('server', 1011, 'internal error while opening the events stream; see the journal (ws.error)')
       }
       return {
         clientClosed(code, reason) {
@@ -100,6 +101,28 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
           svc.journal.record('ws.close', { socket: id, client: key, by: 'client', code, reason, sent, openFor: svc.clock.now() - openedAt })
           svc.deliveries.closed(key, id, 'client', code, reason)
         },
+        tooBig() {
+          live.close(1009, `message too big: this websocket takes no client messages over ${EVENTS_MAX_MESSAGE} bytes`)
+        },
+      }
+      function start() {
+        svc.deliveries.opened(key, id, 'ws', q.since)
+        svc.journal.record('ws.open', { socket: id, client: key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
+        timers.add(svc.clock.schedule(svc.options.maxConnectionAgeMs, () => live.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`)))
+        const gone = sinceGone(svc, q)
+        if (gone) {
+          live.close(SINCE_GONE_CODE, gone)
+        } else if (ending && ending.action.afterMessages === 0 && ending.action.afterTimeMs === undefined) {
+          strike()
+        } else {
+          if (ending?.action.afterTimeMs !== undefined) timers.add(svc.clock.schedule(ending.action.afterTimeMs, strike))
+          const unfollow = follow(svc, q, deliver, () => live.close(1000, 'until reached; stream complete'))
+          allowance = limits.maxBacklog + (backlog?.() ?? 0)
+          // The replay may already have closed the socket (a close fault after N messages): cleanup() ran
+          // before the subscription existed, so end it here or it outlives the socket.
+          if (closed) unfollow()
+          else stop = unfollow
+        }
       }
     },
   }

@@ -1,9 +1,11 @@
 import { ConflictError, DocksideError, InvalidInputError, NotFoundError } from '../service/errors'
+import { BodyTooLargeError } from './limits'
 import type { ProtoResponse } from './types'
 
 /** The one table from domain errors to HTTP statuses. */
 export function statusOf(error: unknown): number {
   if (error instanceof NotFoundError) return 404
+  if (error instanceof BodyTooLargeError) return 413
   if (error instanceof ConflictError) return 409
   if (error instanceof InvalidInputError) return 400
   if (error instanceof RangeError) return 400
@@ -30,7 +32,8 @@ export const jsonError = (status: number, message: string, headers: Record<strin
 export function errorResponse(error: unknown) {
   const status = statusOf(error)
   const message = error instanceof Error ? error.message : String(error)
-  return jsonError(status, status === 500 ? `internal error: ${message}` : message)
+  // A body over the limit was left unread: the connection cannot carry another request.
+  return jsonError(status, status === 500 ? `internal error: ${message}` : message, status === 413 ? { connection: 'close' } : {})
 }
 
 export function text(status: number, body: string, headers: Record<string, string> = {}): ProtoResponse & { body: string } {

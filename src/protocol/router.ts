@@ -4,6 +4,7 @@ import { handleDocker, unservedDocker } from './docker'
 import { guardAdmin, guardUpgrade, type AccessOptions, type Refusal } from './guard'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
 import { errorResponse, json, jsonError, parseTarget } from './http'
+import { BodyTooLargeError, resolveLimits, type ProtocolLimits } from './limits'
 import { pushRoute } from './push'
 import { checkSignature, type AccessKeys } from './signing'
 import type { ProtoRequest, ProtoResponse, UpgradeResult } from './types'
@@ -20,6 +21,8 @@ export interface ProtocolHost {
   access?(): AccessOptions
   /** Validates and applies a scenario (state, faults, rate limits, timeline) to the running fake. */
   apply?(scenario: unknown, options: { from: 'start' | 'now' }): Promise<void>
+  /** Request body and client backlog limits. @default 1 MiB bodies, 4 MiB backlog */
+  limits?: ProtocolLimits
 }
 
 /** Transport-neutral routes: every way in calls these and nothing else. */
@@ -31,6 +34,8 @@ export interface Protocol {
   readonly hub: SocketHub
   /** The routes the fake serves, for "unhandled request" messages. */
   readonly routes: readonly string[]
+  /** What one request or client may cost (bodies, backlog). */
+  readonly limits: ProtocolLimits
 }
 
 export const ROUTES = [
@@ -47,6 +52,7 @@ const PUSH = /^\/images\/(.+)\/push$/
 
 export function createProtocol(host: ProtocolHost): Protocol {
   const hub = createHub()
+  const limits = host.limits ?? resolveLimits()
 
   const record = (req: ProtoRequest, path: string, status: number) =>
     host.service().journal.record('request', { method: req.method, path, status, client: req.headers['x-dockside-client'] })
@@ -59,11 +65,15 @@ export function createProtocol(host: ProtocolHost): Protocol {
   return {
     hub,
     routes: ROUTES,
-    async handle(req) {
-      const target = parseTarget(req.url)
+    limits,
+    async handle(request) {
+      const target = parseTarget(request.url)
       const svc = host.service()
+      // Every route reads its body through this cap, on every way in.
+      const req: ProtoRequest = { ...request, body: () => request.body(limits.maxBodySize) }
       let res: ProtoResponse
       try {
+        if (Number(req.headers['content-length']) > limits.maxBodySize) throw new BodyTooLargeError(limits.maxBodySize)
         const push = PUSH.exec(target.path)
         if (push && req.method === 'POST') {
           let name: string
@@ -76,7 +86,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
         } else if (target.path === '/events/ws') {
           res = jsonError(400, 'GET /events/ws is a websocket endpoint: send an Upgrade: websocket request.')
         } else if (target.path === '/events' && req.method === 'GET') {
-          res = await eventsStream(svc, req, target)
+          res = await eventsStream(svc, req, target, limits)
         } else if (target.path.startsWith('/_dockside/') || target.path === '/_dockside') {
           const refusal = await guardAdmin(req, host.access?.() ?? noAccess)
           res = refusal ? refused(req, target.path, refusal) : await handleAdmin(svc, host, hub, req, target)
@@ -111,7 +121,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
         return { kind: 'reject', response }
       }
       if (signature.accessKey) svc.journal.record('auth.signed', { accessKey: signature.accessKey, verified: signature.verified })
-      const result = await eventsUpgrade(host.service(), hub, req, target)
+      const result = await eventsUpgrade(host.service(), hub, req, target, limits)
       record(req, target.path, result.kind === 'reject' ? result.response.status : 101)
       return result
     },

@@ -8,8 +8,11 @@ export interface ProtoRequest {
   headers: Record<string, string | undefined>
   /** Aborts when the client goes away. */
   signal: AbortSignal
-  /** Reads the request body as text (empty when none). */
-  body(): Promise<string>
+  /**
+   * Reads the request body as text (empty when none). Past `maxBytes` bytes the transport stops buffering and
+   * rejects with a `BodyTooLargeError` (see limits.ts); the protocol always passes its `maxBodySize`.
+   */
+  body(maxBytes?: number): Promise<string>
   /** The client's address, for logs and per-client limits. */
   remoteAddress?: string
   /** The address the transport serves (and its own access options), for the admin guard (guard.ts). */
@@ -21,6 +24,11 @@ export interface ProtoResponse {
   status: number
   headers: Record<string, string>
   body?: string | AsyncIterable<string>
+  /**
+   * Aborted by the protocol when a streaming body must end at once, even while the transport waits for the client
+   * to read (a consumer more than `maxBacklog` behind): the transport ends the connection and returns the body.
+   */
+  abort?: AbortSignal
 }
 
 /** What a transport gives the protocol for an accepted websocket. */
@@ -30,6 +38,11 @@ export interface SocketSink {
   close(code: number, reason: string): void
   /** An abrupt end with no close frame: the client sees 1006. */
   drop(): void
+  /**
+   * Bytes sent but not yet taken by the client (the server's `ws.bufferedAmount`): the protocol closes the socket
+   * when this passes `maxBacklog`. Absent where clients cannot fall behind (the in-process WebSocket).
+   */
+  backlog?(): number
 }
 
 /**
@@ -47,6 +60,8 @@ export class TransportReset extends Error {
 export interface SocketSession {
   /** The client closed (or the connection ended). */
   clientClosed(code: number, reason: string): void
+  /** The client sent a frame over `EVENTS_MAX_MESSAGE` bytes; the transport has closed (or closes) with 1009. */
+  tooBig(): void
 }
 
 /** The answer to an upgrade request: refuse with an HTTP response, or accept and open a session. */

@@ -84,6 +84,13 @@ async function serve(...args: string[]) {
 }
 
 describe('dockside serve', () => {
+  it('--max-body-size sets the request body cap (413 naming it)', async () => {
+    const s = await serve('--max-body-size', '1KiB', '--quiet')
+    const res = await fetch(`${s.url}/_dockside/faults`, { method: 'POST', body: JSON.stringify({ on: 'events', reply: 503, message: 'x'.repeat(2000) }) })
+    expect(res.status).toBe(413)
+    expect(((await res.json()) as { message: string }).message).toMatch(/over the 1 KiB \(1024 bytes\) limit/)
+  })
+
   it('prints the real base URL with --port 0, serves /_ping and logs each request', async () => {
     const s = await serve('--scenario', 'demo')
     expect(s.port).toBeGreaterThan(0)
@@ -177,13 +184,15 @@ describe('dockside serve', () => {
     [['serve', '--port', '0x10'], /invalid --port 0x10: expected 0-65535/],
     [['serve', '--seed', ''], /invalid --seed : expected an integer/],
     [['serve', '--speed', 'Infinity'], /invalid --speed Infinity: expected a finite number above 0/],
+    [['serve', '--max-body-size', 'lots'], /Invalid --max-body-size "lots": expected a whole number of bytes above 0, or a size like "512KiB"/],
+    [['serve', '--max-backlog', '0'], /Invalid --max-backlog "0"/],
     [['frobnicate'], /unknown command "frobnicate"/],
     [['validate'], /validate needs a FILE/],
   ])('refuses %j with exit 2', async (args, message) => {
     const run = cli(...args)
     expect((await run.exit).code).toBe(2)
     expect(run.stderr()).toMatch(message)
-    if (!args.includes('--port') && !args.includes('--clock') && !args.includes('--seed') && !args.includes('--speed')) expect(run.stderr()).toMatch(/Usage:/)
+    if (!['--port', '--clock', '--seed', '--speed', '--max-body-size', '--max-backlog'].some((flag) => args.includes(flag))) expect(run.stderr()).toMatch(/Usage:/)
   })
 
   it('prints usage with --help and exits 0', async () => {

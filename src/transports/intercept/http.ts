@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import type nockType from 'nock'
+import { readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
 import { servedAt, type HookedRegion } from './registry'
 
@@ -89,7 +90,7 @@ function toProtoRequest(request: Request, region: HookedRegion): ProtoRequest {
     // before the next setImmediate). clock.advance() lets two host turns pass before it fires anything, so an
     // abort then an advance cancels the push (test/regressions/push-cancel-beats-advance.test.ts).
     signal: request.signal,
-    body: () => (body ??= request.text()),
+    body: (max) => (body ??= readCappedText(request.body as AsyncIterable<Uint8Array> | null, max)),
     remoteAddress: 'in-process',
     served: servedAt(region.origin),
   }

@@ -4,8 +4,9 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { AccessOptions, Served } from '../../protocol/guard'
 import { errorResponse, jsonError } from '../../protocol/http'
+import { BodyTooLargeError, EVENTS_MAX_MESSAGE } from '../../protocol/limits'
 import type { Protocol } from '../../protocol/router'
-import type { ProtoRequest, ProtoResponse, UpgradeResult } from '../../protocol/types'
+import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '../../protocol/types'
 
 // getBuiltinModule avoids the cost of a static ESM import of node:http at start-up.
 const http = process.getBuiltinModule('node:http') as typeof Http
@@ -41,6 +42,8 @@ export interface RunningServer {
 
 
 const WS_KEY = /^[+/0-9A-Za-z]{22}==$/
+/** How long a client that is not reading gets to take a close frame before its TCP connection is ended. */
+const CLOSE_GRACE_MS = 1000
 
 /**
  * The framing checks of the websocket handshake that `ws` makes (it would answer them as text/html),
@@ -77,11 +80,21 @@ function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal, served: 
     signal,
     remoteAddress: req.socket.remoteAddress,
     served,
-    body: () =>
+    body: (max = Infinity) =>
       (body ??= new Promise<string>((resolve, reject) => {
-        const chunks: Buffer[] = []
-        req.on('data', (c: Buffer) => chunks.push(c))
-        req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+        if (Number(req.headers['content-length']) > max) return reject(new BodyTooLargeError(max))
+        let chunks: Buffer[] = []
+        let size = 0
+        const onData = (c: Buffer) => {
+          size += c.length
+          if (size <= max) return void chunks.push(c)
+          // Stop buffering at the cap; what follows is read and dropped until the 413 is out and the connection closes.
+          chunks = []
+          req.off('data', onData)
+          reject(new BodyTooLargeError(max))
+        }
+        req.on('data', onData)
+        req.on('end', () => size <= max && resolve(Buffer.concat(chunks).toString('utf8')))
         req.on('error', reject)
       })),
   }
@@ -94,6 +107,10 @@ async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, he
   if (typeof body === 'string') return void res.end(body)
   res.flushHeaders()
   const iterator = body[Symbol.asyncIterator]()
+  // The protocol ends a stream at once when the client is too far behind, even while we wait for it to read.
+  const onAbort = () => res.destroy()
+  if (answer.abort?.aborted) onAbort()
+  answer.abort?.addEventListener('abort', onAbort, { once: true })
   try {
     while (!res.destroyed) {
       let step: IteratorResult<string>
@@ -124,6 +141,7 @@ async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, he
       }
     }
   } finally {
+    answer.abort?.removeEventListener('abort', onAbort)
     if (res.destroyed) await iterator.return?.()
     else res.end()
   }
@@ -140,7 +158,8 @@ function writeRaw(socket: Duplex, answer: ProtoResponse & { body?: string }) {
 /** Serves the protocol on node:http (or https) plus ws, bound to 127.0.0.1 unless told otherwise. */
 export async function serve(protocol: Protocol, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false })
+  // The events websocket takes no client messages: a frame over EVENTS_MAX_MESSAGE bytes closes it with 1009.
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: EVENTS_MAX_MESSAGE })
   // Handshake failures ws finds itself (a malformed Sec-WebSocket-Protocol...) get a JSON body too.
   wss.on('wsClientError', (error: Error, socket: Duplex) => {
     writeRaw(socket, jsonError(400, `Bad websocket handshake: ${error.message}.`))
@@ -149,6 +168,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   const live = new Set<WebSocket>()
   // The address this server serves, for the protocol's admin guard; known once listening.
   let served: Served | undefined
+  const upgraded = new WeakSet<Duplex>()
 
   const onRequest = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
     const noHost = missingHost(req)
@@ -176,7 +196,16 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     const proto = toProtoRequest(req, controller.signal, served)
     protocol
       .handle(proto)
-      .then((answer) => writeResponse(res, answer, req.method === 'HEAD'))
+      .then((answer) => {
+        // A body refused for its size is left unread: drop the rest while the 413 goes out, then end the connection
+        // after a grace period (closing at once with unread bytes would reset it and could lose the answer).
+        if (answer.status === 413 && !req.complete) {
+          req.resume()
+          const timer = realSetTimeout(() => req.socket.destroy(), CLOSE_GRACE_MS)
+          req.socket.once('close', () => realClearTimeout(timer))
+        }
+        return writeResponse(res, answer, req.method === 'HEAD')
+      })
       .catch((error: unknown) => {
         if (!res.headersSent) {
           const answer = errorResponse(error)
@@ -195,29 +224,51 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     protocol
       .upgrade(toProtoRequest(req, controller.signal, served))
       .then((result) => finishUpgrade(req, socket, head, result, controller))
-      .catch((error: unknown) => writeRaw(socket, errorResponse(error)))
+      .catch((error: unknown) => {
+        // Once upgraded, the socket speaks websocket: never write HTTP text into it.
+        if (!upgraded.has(socket)) writeRaw(socket, errorResponse(error))
+        else socket.destroy()
+      })
   }
 
   const finishUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer, result: UpgradeResult, controller: AbortController) => {
     if (socket.destroyed) return
     if (result.kind !== 'accept') return writeRaw(socket, result.response)
+    upgraded.add(socket)
     wss.handleUpgrade(req, socket, head, (ws) => {
       live.add(ws)
-      const session = result.open({
-        send: (text) => {
-          if (ws.readyState === ws.OPEN) ws.send(encodeOnce(text), { binary: false })
-        },
-        close: (code, reason) => {
-          if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason)
-        },
-        drop: () => ws.terminate(),
-      })
+      let session: SocketSession | undefined
       ws.on('close', (code, reason) => {
         live.delete(ws)
         controller.abort()
-        session.clientClosed(code, reason.toString())
+        session?.clientClosed(code, reason.toString())
       })
-      ws.on('error', () => ws.terminate())
+      ws.on('error', (error: Error & { code?: string }) => {
+        // ws has already sent close 1009 for an oversized frame; the protocol journals it. Anything else ends the socket.
+        if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' && session) session.tooBig()
+        else ws.terminate()
+      })
+      try {
+        session = result.open({
+          send: (text) => {
+            if (ws.readyState === ws.OPEN) ws.send(encodeOnce(text), { binary: false })
+          },
+          close: (code, reason) => {
+            if (ws.readyState !== ws.OPEN && ws.readyState !== ws.CONNECTING) return
+            ws.close(code, reason)
+            // A client that is not reading cannot take the close frame either: end its TCP connection after a grace period.
+            if (ws.bufferedAmount > 0) {
+              const timer = realSetTimeout(() => ws.terminate(), CLOSE_GRACE_MS)
+              ws.once('close', () => realClearTimeout(timer))
+            }
+          },
+          drop: () => ws.terminate(),
+          backlog: () => ws.bufferedAmount,
+        })
+      } catch {
+        // The protocol never throws here; if it did, the socket is already a websocket: close it as an error.
+        ws.close(1011, 'internal error')
+      }
     })
   }
 

@@ -59,15 +59,24 @@ export const KNOWN = { registry: 'localhost:5000', repo: 'localhost:5000/fuzz/kn
  * `accessKeys: { AKFUZZ: SECRETS.accessSecret }` it also verifies signed events websockets (unsigned ones get 403).
  */
 export function seededFake(options: Parameters<typeof createDockside>[0] = {}): Dockside {
-  const fake = createDockside({ seed: 8, clock: 'auto', ...options })
-  fake.registries.add(KNOWN.registry, { username: KNOWN.username, password: SECRETS.password })
-  fake.registries.add('localhost:5001', { token: SECRETS.token })
-  fake.images.add(KNOWN.repo, { tags: [KNOWN.tag, 'latest'], layers: [1000, 2000] })
-  fake.images.add('localhost:5001/team/app', { tags: ['2'], layers: 1 })
-  fake.images.add('nginx:1.27', { layers: 1 })
-  fake.containers.create({ name: 'web', image: 'nginx:1.27', labels: { app: 'web' } }).start()
-  fake.containers.create({ name: 'db', image: 'nginx:1.27' })
-  return fake
+  // Seeded through a scenario, so that POST /_dockside/reset comes back to it.
+  return createDockside({ seed: 8, clock: 'auto', scenario: SEED_SCENARIO, ...options })
+}
+
+export const SEED_SCENARIO = {
+  registries: [
+    { host: KNOWN.registry, username: KNOWN.username, password: SECRETS.password },
+    { host: 'localhost:5001', token: SECRETS.token },
+  ],
+  images: [
+    { name: KNOWN.repo, tags: [KNOWN.tag, 'latest'], layers: [1000, 2000] },
+    { name: 'localhost:5001/team/app', tags: ['2'], layers: 1 },
+    { name: 'nginx:1.27', layers: 1 },
+  ],
+  containers: [
+    { name: 'web', image: 'nginx:1.27', labels: { app: 'web' }, running: true },
+    { name: 'db', image: 'nginx:1.27' },
+  ],
 }
 
 /** Base64 JSON AuthConfig, as Docker clients send `X-Registry-Auth`. */
@@ -232,7 +241,9 @@ export function checkAnswer(a: Answer, c: AnswerCheck): { json: unknown; message
     expect(message, `a ${a.status} needs a non-empty "message": ${where}`).toBeTypeOf('string')
     expect(message!.trim(), `a ${a.status} needs a non-empty "message": ${where}`).not.toBe('')
     if (a.status === 400 && c.fields) {
-      const named = c.fields.some((f) => message!.includes(f))
+      // A field is named by its name or its singular ("tags" by "tag"), in any case.
+      const lower = message!.toLowerCase()
+      const named = c.fields.some((f) => f !== '' && (lower.includes(f.toLowerCase()) || (f.length > 3 && f.endsWith('s') && lower.includes(f.slice(0, -1).toLowerCase()))))
       expect(named, `the 400's message names none of ${c.fields.join(', ')}: ${where}`).toBe(true)
     }
   }

@@ -162,7 +162,7 @@ describe('fuzz: signed events websocket (server)', () => {
     )
   })
 
-  it('correctly signed upgrades with any filters: 101 or a JSON 4xx naming the filter', { timeout: testTimeout(60) }, async () => {
+  it('correctly signed upgrades with any filters: 101 or a JSON 4xx naming the filter', { timeout: testTimeout(30) }, async () => {
     await fc.assert(
       fc.asyncProperty(filtersQuery, async (q) => {
         const path = `/events/ws?filters=${q}`
@@ -170,7 +170,7 @@ describe('fuzz: signed events websocket (server)', () => {
         const signed = await signHyperRequest({ method: 'GET', url: path, headers: { host } }, { accessKey: 'AKFUZZ', secretKey: SECRETS.accessSecret, date: fake.clock.now() })
         await once(path, { ...signed })
       }),
-      fuzzParams(60),
+      fuzzParams(30),
     )
   })
 })

@@ -75,6 +75,13 @@ const scenario = fc.oneof(
       sed: fc.constant(5),
     }),
   },
+  // Lists with a repeated key: the second registry used to replace the first silently.
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom('localhost:5000', 'localhost:5009'), fc.constantFrom('c1', 'web'), fc.boolean()).map(([host, name, regs]) =>
+      regs ? { registries: [{ host }, { host, username: 'u', password: 'p' }] } : { containers: [{ name, image: 'nginx:1.27' }, { name, image: 'redis:7' }] },
+    ),
+  },
   { weight: 1, arbitrary: anyJson() },
 )
 /** The serve-only fields, which POST /_dockside/scenario and fake.apply refuse: dropped for those. */

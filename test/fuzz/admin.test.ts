@@ -1,6 +1,6 @@
 // Property-based: every admin route's body, and odd refs on the routes that take one, on both ways in.
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Dockside } from '../../src/index'
 import { anyJson, checkAnswer, checkUpgrade, expectStillServes, fuzzParams, oddString, seededFake, testTimeout, veryDeepText, WAYS, type FuzzWay } from '../support/fuzz-kit'
 
@@ -143,11 +143,12 @@ for (const w of WAYS) {
   describe(`fuzz: admin bodies (${w.name})`, () => {
     let fake: Dockside
     let way: FuzzWay
-    beforeAll(async () => {
+    // A fresh fake per property: what one route's batch leaves behind must not fail the next route's.
+    beforeEach(async () => {
       fake = seededFake()
       way = await w.start(fake)
     })
-    afterAll(async () => {
+    afterEach(async () => {
       await way?.close()
       await fake?.close()
     })

@@ -52,6 +52,7 @@ const BODY_ROUTES: Record<string, { path: string; fields: Record<string, fc.Arbi
       drop: fc.constantFrom(true, false),
       reset: fc.constantFrom(true, false),
       truncate: fc.constant(true),
+      stall: fc.constantFrom(true, false),
       dribble: fc.record({ line: duration, jitter: duration }, { requiredKeys: [] }),
       latency: fc.record({ connect: duration, perEvent: duration, jitter: duration }, { requiredKeys: [] }),
       afterTime: duration,
@@ -101,7 +102,18 @@ const bodyText = (route: string): fc.Arbitrary<string> => {
     { weight: 1, arbitrary: printable },
     { weight: 1, arbitrary: veryDeepText() },
   ]
-  if (route === 'faults') variants.push({ weight: 4, arbitrary: fc.array(bodyFor(fields), { maxLength: 4 }).map((rules) => JSON.stringify({ rules })) })
+  if (route === 'faults') {
+    // Rules a schema would nearly accept: "on", exactly one action, and a few other fields (any of them of a wrong type).
+    const ACTIONS = ['reply', 'refuse', 'error', 'close', 'drop', 'reset', 'truncate', 'stall', 'dribble', 'latency']
+    const others = Object.keys(fields).filter((k) => k !== 'on' && !ACTIONS.includes(k))
+    const nearRule = fc
+      .tuple(fc.constantFrom(...ACTIONS), fc.subarray(others, { minLength: 1, maxLength: 5 }), fc.constantFrom('events', 'push'))
+      .chain(([action, extra, on]) =>
+        fc.record(Object.fromEntries([action, ...extra].map((k) => [k, fc.oneof({ weight: 3, arbitrary: fields[k] }, { weight: 1, arbitrary: anyJson() })]))).map((r) => ({ on, ...r })),
+      )
+    variants.push({ weight: 12, arbitrary: nearRule.map((r) => JSON.stringify(r)) })
+    variants.push({ weight: 4, arbitrary: fc.array(fc.oneof(nearRule, bodyFor(fields)), { maxLength: 4 }).map((rules) => JSON.stringify({ rules })) })
+  }
   if (route === 'rate-limit') variants.push({ weight: 2, arbitrary: fc.array(bodyFor(fields), { maxLength: 3 }).map((l) => JSON.stringify(l)) })
   return fc.oneof(...variants)
 }
@@ -154,7 +166,7 @@ for (const w of WAYS) {
     })
 
     for (const [route, { path, fields }] of Object.entries(BODY_ROUTES)) {
-      const runs = route === 'faults' ? 60 : 30
+      const runs = route === 'faults' ? 100 : 30
       it(`POST ${path}: any body gets a JSON answer naming the field, and the fake stays sane`, { timeout: testTimeout(runs) }, async () => {
         await fc.assert(
           fc.asyncProperty(bodyText(route), fc.constantFrom('application/json', 'text/plain', ''), async (body, type) => {

@@ -7,6 +7,7 @@ import type { AddRegistryOptions } from '../service/registries'
 import type { Service } from '../service/service'
 import { maintenanceRestart, type SocketHub } from './events'
 import { json, type Target } from './http'
+import { toMs } from '../time/duration'
 import type { ProtocolHost } from './router'
 import type { ProtoRequest, ProtoResponse } from './types'
 
@@ -175,6 +176,12 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       const by = body.by ?? target.query.get('by')
       if (typeof by !== 'string' && typeof by !== 'number') throw new InvalidInputError('"by" is required: a duration like "5s" or milliseconds.')
       if (svc.clock.mode === 'real') throw new InvalidInputError('The clock runs in "real" mode and cannot be advanced; start with --clock virtual or auto.')
+      // The body's field is named in the error, as for every other admin field.
+      try {
+        toMs(by, '"by"')
+      } catch (error) {
+        throw new InvalidInputError((error as Error).message)
+      }
       await svc.clock.advance(by)
       return json(200, { now: new Date(svc.clock.now()).toISOString(), elapsedMs: svc.clock.elapsed() })
     }

@@ -39,7 +39,8 @@ export class FieldError extends InvalidInputError {
     readonly expected: string,
     readonly subject = 'input',
   ) {
-    super(`${path || subject}: ${expected}`)
+    // A path that starts with an index (`[0]`) reads better after its subject: `rate limit[0]: ...`.
+    super(`${path.startsWith('[') ? subject + path : path || subject}: ${expected}`)
   }
 
   /** The same error one level down: `at('rules')` on `[2].match` gives `rules[2].match`. */

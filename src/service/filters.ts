@@ -48,6 +48,17 @@ export interface FilterArgsOptions {
  * a list of strings (`{"label":["app=web"]}`). Names given as `{}` or `[]` are no filter at all; a name
  * given only with `false` values is kept with no values (it selects nothing, as in Docker).
  */
+/** A filter value as a message shows it: short, and never a stack overflow for a deeply nested value. */
+function show(value: unknown): string {
+  let text: string
+  try {
+    text = JSON.stringify(value)
+  } catch {
+    return '(a value nested too deeply to show)'
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text
+}
+
 export function parseFilterArgs(raw: string | null | undefined, options: FilterArgsOptions): Record<string, string[]> {
   const out: Record<string, string[]> = {}
   if (raw == null || raw === '') return out
@@ -67,20 +78,20 @@ export function parseFilterArgs(raw: string | null | undefined, options: FilterA
     let values: string[]
     if (Array.isArray(value)) {
       if (!value.every((v) => typeof v === 'string')) {
-        throw new InvalidFilterError(`Invalid filter "${name}": a list must hold only strings, got ${JSON.stringify(value)}.`)
+        throw new InvalidFilterError(`Invalid filter "${name}": a list must hold only strings, got ${show(value)}.`)
       }
       values = value as string[]
     } else if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value as Record<string, unknown>)
       if (!entries.every(([, v]) => typeof v === 'boolean')) {
-        throw new InvalidFilterError(`Invalid filter "${name}": an object must map values to true or false, got ${JSON.stringify(value)}.`)
+        throw new InvalidFilterError(`Invalid filter "${name}": an object must map values to true or false, got ${show(value)}.`)
       }
       values = entries.filter(([, v]) => v === true).map(([k]) => k)
       // Docker keeps `{"x":false}` in a non-empty set that nothing matches: a name given only with
       // `false` values selects nothing. An empty `{}` is no filter at all.
       if (entries.length === 0) continue
     } else {
-      throw new InvalidFilterError(`Invalid filter "${name}": expected an object of booleans like {"${name}":{"x":true}} or a list of strings like {"${name}":["x"]}, got ${JSON.stringify(value)}.`)
+      throw new InvalidFilterError(`Invalid filter "${name}": expected an object of booleans like {"${name}":{"x":true}} or a list of strings like {"${name}":["x"]}, got ${show(value)}.`)
     }
     // An empty list is no filter at all, as in Docker.
     if (values.length === 0 && Array.isArray(value)) continue

@@ -102,7 +102,10 @@ it('a since replay does not count against the backlog of a reading client', asyn
   closers.push(() => fake.close())
   const server = await fake.listen({ port: 0 })
   const c = fake.containers.create({ name: 'web', image: 'nginx', labels: { big: 'x'.repeat(2000) } })
-  for (let i = 0; i < 400; i++) i % 2 ? c.stop() : c.start()
+  for (let i = 0; i < 400; i++) {
+    if (i % 2) c.stop()
+    else c.start()
+  }
   const ws = new WebSocket(`${server.wsUrl}/events/ws?client=replayer&since=0`)
   let received = 0
   ws.on('message', () => received++)

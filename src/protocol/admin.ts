@@ -176,11 +176,11 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       const by = body.by ?? target.query.get('by')
       if (typeof by !== 'string' && typeof by !== 'number') throw new InvalidInputError('"by" is required: a duration like "5s" or milliseconds.')
       if (svc.clock.mode === 'real') throw new InvalidInputError('The clock runs in "real" mode and cannot be advanced; start with --clock virtual or auto.')
-      // The body's field is named in the error, as for every other admin field.
+      // The range is checked before any timer fires, and the error names the body's field as every other admin error does.
       try {
-        toMs(by, '"by"')
+        toMs(by, 'clock advance')
       } catch (error) {
-        throw new InvalidInputError((error as Error).message)
+        throw new FieldError('by', (error as Error).message)
       }
       await svc.clock.advance(by)
       return json(200, { now: new Date(svc.clock.now()).toISOString(), elapsedMs: svc.clock.elapsed() })

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import { MAX_DURATION_MS } from '../time/duration'
 import { FieldError } from '../service/errors'
 import type { SchemaCheck, SchemaDef } from '../faults/rule'
 import schema from '../../docs/scenario.schema.json'
@@ -39,7 +40,7 @@ function validator(def: SchemaDef | 'scenario'): Validate {
   return v
 }
 
-const DURATION = 'must be a duration: milliseconds or a string like "250ms", "5s", "2m", "1h30m"'
+const DURATION = `must be a duration: milliseconds or a string like "250ms", "5s", "2m", "1h30m", from 0 to ${MAX_DURATION_MS} ms (100 years)`
 const FAULT_ACTIONS = '"reply", "refuse", "error", "close", "drop", "reset", "truncate", "stall", "dribble" or "latency"'
 
 type Node = Record<string, unknown> & { oneOf?: Node[]; properties?: Record<string, Node>; items?: Node }

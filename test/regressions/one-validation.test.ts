@@ -11,7 +11,7 @@ import type { CreateContainerOptions } from '../../src/service/containers'
 const schema = JSON.parse(readFileSync(new URL('../../docs/scenario.schema.json', import.meta.url), 'utf8'))
 
 test('bug: createDockside({ sed: 5 }) was silently accepted; now it throws naming the option and listing the allowed ones', () => {
-  expect(() => createDockside({ sed: 5 } as never)).toThrow(/^createDockside options: unknown option "sed"; allowed: seed, clock, .*scenario, accessKeys$/)
+  expect(() => createDockside({ sed: 5 } as never)).toThrow(/^createDockside options: unknown option "sed"; allowed: seed, clock, .*scenario, accessKeys, adminToken, allowedOrigins, allowedHosts, maxBodySize, maxBacklog$/)
   expect(() => createDockside(null as never)).toThrow('createDockside options: must be an object of options')
 })
 
@@ -26,7 +26,7 @@ test('bug: fake.faults.add took match.route 5, id 7 and match 5; now the same re
 
 test('fake.faults.addAll and fake.apply are all or nothing; the error names the index and the field', async () => {
   await using fake = createDockside()
-  expect(() => fake.faults.addAll([{ on: 'events', reply: 429 }, { on: 'events', reply: 429, match: { route: 5 } } as never])).toThrow(/^\[1\]\.match\.route: must be a string$/)
+  expect(() => fake.faults.addAll([{ on: 'events', reply: 429 }, { on: 'events', reply: 429, match: { route: 5 } } as never])).toThrow(/^fault rule\[1\]\.match\.route: must be a string$/)
   expect(fake.faults.list()).toEqual([])
   const storyboard = { containers: [{ name: 'web', image: 'nginx', running: true }], faults: [{ on: 'events', reply: 429 }, { on: 'events', drop: false }] }
   await expect(fake.apply(storyboard)).rejects.toThrow('(scenario): at faults[1].drop: must be true')

@@ -15,7 +15,10 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
   if (response) return response
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected connect latency')
   const gone = sinceGone(svc, q)
-  if (gone) return jsonError(410, gone)
+  if (gone) {
+    svc.deliveries.refused(key, 410, gone, undefined, req.signal)
+    return jsonError(410, gone)
+  }
   const stall = find(decisions, 'stall')
   const ending = find(decisions, 'close') ?? find(decisions, 'drop')
   const latency = find(decisions, 'latency')
@@ -29,7 +32,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
       wake?.()
       wake = undefined
     }
-    svc.deliveries.opened(key, id, 'stream', q.since)
+    svc.deliveries.opened(key, id, 'stream', q.since, req.signal)
     const timers = new Set<TimerHandle>()
     const stop = stall
       ? () => {}

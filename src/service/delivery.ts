@@ -94,31 +94,20 @@ export const DELIVERY_LIMITS = {
   clients: 1_000,
 } as const
 
-/** A list that keeps its last `limit` items; dropping is amortised O(1) (a copy every `limit` drops). */
+/** A list that keeps its last `limit` items in a ring: O(1) per push, memory fixed once full. */
 class Recent<T> {
-  #items: (T | undefined)[] = []
-  #head = 0
+  #items: T[] = []
+  #next = 0
   omitted = 0
   constructor(private readonly limit: number) {}
   push(item: T) {
-    this.#items.push(item)
-    if (this.#items.length - this.#head > this.limit) {
-      this.#items[this.#head++] = undefined
-      this.omitted++
-      if (this.#head >= this.limit) {
-        this.#items = this.#items.slice(this.#head)
-        this.#head = 0
-      }
-    }
-  }
-  get length() {
-    return this.#items.length - this.#head
-  }
-  last(): T | undefined {
-    return this.#items[this.#items.length - 1]
+    if (this.#items.length < this.limit) return void this.#items.push(item)
+    this.#items[this.#next] = item
+    this.#next = (this.#next + 1) % this.limit
+    this.omitted++
   }
   toArray(): T[] {
-    return this.#items.slice(this.#head) as T[]
+    return this.#next === 0 ? [...this.#items] : [...this.#items.slice(this.#next), ...this.#items.slice(0, this.#next)]
   }
 }
 

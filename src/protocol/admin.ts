@@ -191,7 +191,8 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       const after = Number(rawAfter)
       if (!/^\d+$/.test(rawAfter)) throw new InvalidInputError(`Invalid "after" ${JSON.stringify(rawAfter)}: expected a journal sequence number, an integer >= 0.`)
       const entries = (type ? svc.journal.ofType(type) : svc.journal.entries).filter((e) => e.seq > after)
-      return json(200, entries)
+      // Entries older than the journal's limit are gone; the header says how many.
+      return json(200, entries, { 'x-dockside-journal-omitted': String(svc.journal.omitted) })
     }
     case 'POST reset':
       await host.reset()

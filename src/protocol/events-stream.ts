@@ -16,7 +16,10 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
   if (response) return response
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected connect latency')
   const gone = sinceGone(svc, q)
-  if (gone) return jsonError(410, gone)
+  if (gone) {
+    svc.deliveries.refused(key, 410, gone, undefined, req.signal)
+    return jsonError(410, gone)
+  }
   const stall = find(decisions, 'stall')
   const ending = find(decisions, 'close') ?? find(decisions, 'drop')
   const latency = find(decisions, 'latency')
@@ -50,7 +53,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
       abort.abort()
       poke()
     }
-    svc.deliveries.opened(key, id, 'stream', q.since)
+    svc.deliveries.opened(key, id, 'stream', q.since, req.signal)
     const timers = new Set<TimerHandle>()
     let replaying = true
     if (!stall) {

@@ -106,7 +106,7 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
         },
       }
       function start() {
-        svc.deliveries.opened(key, id, 'ws', q.since)
+        svc.deliveries.opened(key, id, 'ws', q.since, req.signal)
         svc.journal.record('ws.open', { socket: id, client: key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
         timers.add(svc.clock.schedule(svc.options.maxConnectionAgeMs, () => live.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`)))
         const gone = sinceGone(svc, q)

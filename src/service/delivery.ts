@@ -36,15 +36,29 @@ export interface TimelineEntry {
   at: string
   /** Milliseconds since the clock started. */
   elapsedMs: number
-  kind: 'attempt' | 'open' | 'refused' | 'close' | 'drop'
+  /** `abandoned`: the attempt ended before the handshake was answered (a stall, or the client gave up). */
+  kind: 'attempt' | 'open' | 'refused' | 'abandoned' | 'close' | 'drop'
   detail: string
+}
+
+/** A stretch without a connection. */
+export interface DeliveryGap {
+  from: string
+  /** The next connection's opening; for an `ongoing` gap, the time the report was read. */
+  to: string
+  ms: number
+  /** Events owed in this stretch that never reached the client. */
+  missed: number
+  /** The client has had no connection since `from`, and is still owed events (see docs/chaos.md). */
+  ongoing?: true
 }
 
 /** What the fake delivered to one client across all its reconnects. */
 export interface DeliveryReport {
   client: string
   /**
-   * Events the client should have seen: matching its filters, from its first connect (or earlier `since`) to its last,
+   * Events the client should have seen: matching its filters, from its first connect (or first refusal, or earlier
+   * `since`) until the report is read, or until its own last close when it said goodbye with a close frame;
    * among the events the log still retains (`retainEvents`, `retainEventsFor`): the report covers that window.
    */
   expected: number
@@ -54,28 +68,82 @@ export interface DeliveryReport {
   missed: EventRef[]
   /** Events sent to it more than once, with how often (in the same retained window). */
   duplicates: (EventRef & { times: number })[]
+  /** Its connections, the last {@link DELIVERY_LIMITS}`.connections` of them. */
   connections: DeliveryConnection[]
+  /** Its refused attempts, the last {@link DELIVERY_LIMITS}`.refusals` of them. */
   refusals: { at: string; status: number; retryAfter?: number; reason: string }[]
   /** Time between each end of service (close, drop, refusal) and the client's next attempt, in ms of clock time. */
   backoffMs: number[]
-  /** Stretches without a connection, with the events missed in each. */
-  gaps: { from: string; to: string; ms: number; missed: number }[]
+  /** Stretches without a connection, with the events missed in each; the last one is `ongoing` while the client is owed events and away. */
+  gaps: DeliveryGap[]
+  /** Its reconnect timeline, the last {@link DELIVERY_LIMITS}`.timeline` lines. */
   timeline: TimelineEntry[]
+  /** How many of the oldest connections, refusals and timeline lines were dropped to keep memory bounded. */
+  omitted: { connections: number; refusals: number; timeline: number }
 }
+
+/** How much delivery history the fake keeps (oldest dropped first, counted in the report's `omitted`). */
+export const DELIVERY_LIMITS = {
+  /** Connections kept per client. */
+  connections: 1_000,
+  /** Refusals kept per client. */
+  refusals: 1_000,
+  /** Timeline lines kept per client. */
+  timeline: 1_000,
+  /** Clients tracked at once; the client idle the longest (no open or pending connection) is forgotten first. */
+  clients: 1_000,
+} as const
+
+/** A list that keeps its last `limit` items in a ring: O(1) per push, memory fixed once full. */
+class Recent<T> {
+  #items: T[] = []
+  #next = 0
+  omitted = 0
+  constructor(private readonly limit: number) {}
+  push(item: T) {
+    if (this.#items.length < this.limit) return void this.#items.push(item)
+    this.#items[this.#next] = item
+    this.#next = (this.#next + 1) % this.limit
+    this.omitted++
+  }
+  toArray(): T[] {
+    return this.#next === 0 ? [...this.#items] : [...this.#items.slice(this.#next), ...this.#items.slice(0, this.#next)]
+  }
+}
+
+type Connection = DeliveryConnection & { openMs: number; closeMs?: number }
 
 interface Tracked {
   key: string
   filter: CompiledFilter
+  /** Whether the client is owed anything yet: its first open, refusal or abandoned attempt. */
+  started: boolean
+  startMs: number
   /** With `since`: the first owed event time; without, events after `startSeq` are owed. */
   startNano: bigint | undefined
   startSeq: number
-  /** Every frame sent to it, in order (one array push per delivery: this is on the hot path). */
+  /**
+   * Frames sent to it, in order, from `head` on (one array push per delivery: this is on the hot path). Sends of
+   * events the log dropped are skipped at the front; when replays pile up sends of retained events, they are folded
+   * into `counts`, so memory follows the log's retention either way.
+   */
   sent: ServiceEvent[]
-  connections: (DeliveryConnection & { openMs: number; closeMs?: number })[]
-  refusals: DeliveryReport['refusals']
-  timeline: TimelineEntry[]
+  head: number
+  counts: Map<number, number>
+  connections: Recent<Connection>
+  /** Open connections by socket id. */
+  open: Map<number, Connection>
+  refusals: Recent<DeliveryReport['refusals'][number]>
+  timeline: Recent<TimelineEntry>
   connected: number
+  /**
+   * Attempts not yet opened, refused or abandoned, by their request's signal: they hold the key, so concurrent
+   * anonymous attempts get keys of their own. The value stops listening for the abort.
+   */
+  pending: Map<AbortSignal, () => void>
   lastEndMs?: number
+  /** Whether the client is still owed events after its last end of service (false after its own clean close). */
+  owedAfterEnd: boolean
 }
 
 /** Tracks each events client across reconnects: fed by the protocol, read by `fake.deliveries` and the admin API. */
@@ -84,15 +152,23 @@ export interface DeliveryTracker {
   identify(input: { client?: string; filters: Filters; address?: string }): string
   /** Whether the client connected (or tried to) before. */
   known(key: string): boolean
-  attempt(key: string, filters: Filters): void
-  refused(key: string, status: number, reason: string, retryAfter?: number): void
-  opened(key: string, socket: number, via: 'ws' | 'stream', since: bigint | undefined): void
+  /**
+   * A connect attempt: it holds the key until it is opened or refused, or `signal` aborts first (the attempt was
+   * abandoned: a stall, or the client gave up).
+   */
+  attempt(key: string, filters: Filters, signal?: AbortSignal): void
+  /** A refused attempt; `signal` names the attempt (else the oldest pending one). */
+  refused(key: string, status: number, reason: string, retryAfter?: number, signal?: AbortSignal): void
+  /** An opened connection; `signal` names the attempt (else the oldest pending one). */
+  opened(key: string, socket: number, via: 'ws' | 'stream', since: bigint | undefined, signal?: AbortSignal): void
   sent(key: string, socket: number, event: ServiceEvent): void
   closed(key: string, socket: number, by: 'server' | 'client' | 'drop', code: number, reason: string): void
   /** Client keys, in the order they first came. */
   clients(): string[]
   /** The report of one client (its id or key). */
   report(client: string): DeliveryReport
+  /** Clients forgotten to stay within {@link DELIVERY_LIMITS}`.clients`. */
+  readonly forgottenClients: number
 }
 
 function canonical(filters: Filters): string {
@@ -101,8 +177,13 @@ function canonical(filters: Filters): string {
   return JSON.stringify(out)
 }
 
-export function createDeliveryTracker(deps: { log: EventLog; now: () => number; startedAt: number }): DeliveryTracker {
+/** Sends are checked against the log's retention every this many pushes. */
+const MAINTAIN_EVERY = 1024
+
+export function createDeliveryTracker(deps: { log: EventLog; now: () => number; startedAt: number; limits?: Partial<typeof DELIVERY_LIMITS> }): DeliveryTracker {
+  const limits = { ...DELIVERY_LIMITS, ...deps.limits }
   const tracked = new Map<string, Tracked>()
+  let forgottenClients = 0
   const iso = (ms: number) => new Date(ms).toISOString()
   const ref = (e: ServiceEvent): EventRef => ({ seq: e.seq, action: e.action, container: e.name, timeNano: e.timeNano.toString(), time: iso(e.timeMs) })
   const note = (t: Tracked, kind: TimelineEntry['kind'], detail: string) => {
@@ -111,126 +192,220 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
   }
   const get = (key: string) => {
     const t = tracked.get(key)
-    if (!t) throw new NotFoundError(`No events client "${key}". Known clients: ${[...tracked.keys()].map((k) => JSON.stringify(k)).join(', ') || '(none yet)'}. Give clients an id with the X-Dockside-Client header or the "client" query parameter.`)
+    if (!t) {
+      const forgot = forgottenClients ? ` ${forgottenClients} idle client(s) were forgotten: the fake tracks at most ${limits.clients} clients.` : ''
+      throw new NotFoundError(`No events client "${key}". Known clients: ${[...tracked.keys()].map((k) => JSON.stringify(k)).join(', ') || '(none yet)'}.${forgot} Give clients an id with the X-Dockside-Client header or the "client" query parameter.`)
+    }
     return t
+  }
+  const busy = (t: Tracked) => t.connected > 0 || t.pending.size > 0
+  /** The client is owed events from now on (its first open, refusal or abandoned attempt). */
+  const start = (t: Tracked, now: number, since?: bigint) => {
+    if (t.started) return
+    t.started = true
+    t.startMs = now
+    t.startSeq = deps.log.lastSeq
+    t.startNano = since
+  }
+  const endOfService = (t: Tracked, now: number, owed: boolean) => {
+    t.lastEndMs = now
+    t.owedAfterEnd = owed
+  }
+  /** Settles the attempt of `signal` (opened or refused), or else the oldest pending one. */
+  const settle = (t: Tracked, signal: AbortSignal | undefined) => {
+    const s = signal && t.pending.has(signal) ? signal : t.pending.keys().next().value
+    if (s === undefined) return
+    t.pending.get(s)!()
+    t.pending.delete(s)
+  }
+  const forgetIdle = (keep: string) => {
+    for (const [key, t] of tracked) {
+      if (tracked.size <= limits.clients) return
+      if (key === keep || busy(t)) continue
+      tracked.delete(key)
+      forgottenClients++
+    }
   }
 
   // What a client was owed is computed from the event log when a report is asked for, so delivering an
   // event costs the tracker one array push per subscriber and nothing per tracked client.
-  const trim = (t: Tracked) => {
-    // Bounded memory on long-running servers: forget sends of events the log no longer retains.
-    const oldest = deps.log.events[0]?.seq ?? 0
-    if (t.sent.length > 0 && t.sent[0].seq < oldest) t.sent = t.sent.filter((e) => e.seq >= oldest)
+  const maintain = (t: Tracked) => {
+    const events = deps.log.events
+    const oldest = events[0]?.seq ?? deps.log.lastSeq + 1
+    // Sends of events the log dropped are skipped at the front (each is passed once: amortised O(1)).
+    while (t.head < t.sent.length && t.sent[t.head].seq < oldest) t.head++
+    const live = t.sent.length - t.head
+    if (live > 2 * events.length + MAINTAIN_EVERY) {
+      // More sends than retained events: replays sent events again. Fold them into counts (at most one per retained event).
+      for (let i = t.head; i < t.sent.length; i++) {
+        const seq = t.sent[i].seq
+        if (seq >= oldest) t.counts.set(seq, (t.counts.get(seq) ?? 0) + 1)
+      }
+      t.sent = []
+      t.head = 0
+      if (t.counts.size > events.length + MAINTAIN_EVERY) for (const seq of t.counts.keys()) if (seq < oldest) t.counts.delete(seq)
+    } else if (t.head > MAINTAIN_EVERY && t.head * 2 > t.sent.length) {
+      t.sent = t.sent.slice(t.head)
+      t.head = 0
+    }
   }
 
   return {
     identify({ client, filters, address }) {
       if (client !== undefined) return client
-      // Without an id, a client is its address and filters; connections open at the same time are different
-      // clients (#2, #3, ...), and a reconnect resumes the first such client that has no open connection.
+      // Without an id, a client is its address and filters; connections open (or opening) at the same time are
+      // different clients (#2, #3, ...), and a reconnect resumes the first such client with no connection.
       const base = `${address ?? 'local'} ${canonical(filters)}`
       for (let n = 1; ; n++) {
         const key = n === 1 ? base : `${base} #${n}`
         const t = tracked.get(key)
-        if (!t || t.connected === 0) return key
+        if (!t || !busy(t)) return key
       }
     },
     known: (key) => tracked.has(key),
-    attempt(key, filters) {
+    attempt(key, filters, signal) {
       let t = tracked.get(key)
       if (!t) {
-        t = { key, filter: compileFilters(filters), startNano: undefined, startSeq: 0, sent: [], connections: [], refusals: [], timeline: [], connected: 0 }
+        t = {
+          key,
+          filter: compileFilters(filters),
+          started: false,
+          startMs: 0,
+          startNano: undefined,
+          startSeq: 0,
+          sent: [],
+          head: 0,
+          counts: new Map(),
+          connections: new Recent(limits.connections),
+          open: new Map(),
+          refusals: new Recent(limits.refusals),
+          timeline: new Recent(limits.timeline),
+          connected: 0,
+          pending: new Map(),
+          owedAfterEnd: true,
+        }
         tracked.set(key, t)
+        forgetIdle(key)
       }
       const now = deps.now()
       note(t, 'attempt', t.lastEndMs === undefined ? 'first connect' : `reconnect after ${now - t.lastEndMs} ms`)
+      if (!signal || signal.aborted || t.pending.has(signal)) return
+      const tt = t
+      const onAbort = () => {
+        tt.pending.delete(signal)
+        // Never answered (a stall), or the client gave up first: the client got no service, as after a refusal.
+        const at = deps.now()
+        start(tt, at)
+        endOfService(tt, at, true)
+        note(tt, 'abandoned', 'the attempt ended before the handshake was answered')
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      t.pending.set(signal, () => signal.removeEventListener('abort', onAbort))
     },
-    refused(key, status, reason, retryAfter) {
+    refused(key, status, reason, retryAfter, signal) {
       const t = get(key)
       const now = deps.now()
+      settle(t, signal)
       t.refusals.push({ at: iso(now), status, retryAfter, reason })
-      t.lastEndMs = now
+      start(t, now)
+      endOfService(t, now, true)
       note(t, 'refused', `${status}${retryAfter !== undefined ? ` retry-after ${retryAfter}s` : ''}: ${reason}`)
     },
-    opened(key, socket, via, since) {
+    opened(key, socket, via, since, signal) {
       const t = get(key)
       const now = deps.now()
-      if (t.connections.length === 0) {
-        // Owed: what happens from now on, plus what `since` asks to replay.
-        t.startSeq = deps.log.lastSeq
-        t.startNano = since
-      }
-      t.connections.push({ socket, via, openedAt: iso(now), openMs: now, since: since?.toString(), sent: 0 })
+      settle(t, signal)
+      // Owed: what happens from now on, plus what `since` asks to replay.
+      start(t, now, since)
+      const c: Connection = { socket, via, openedAt: iso(now), openMs: now, since: since?.toString(), sent: 0 }
+      t.connections.push(c)
+      t.open.set(socket, c)
       t.connected++
       note(t, 'open', `socket ${socket}${since !== undefined ? ` since ${since}` : ''}`)
     },
     sent(key, socket, event) {
       const t = tracked.get(key)
       if (!t) return
-      t.sent.push(event)
-      const last = t.connections[t.connections.length - 1]
-      const c = last?.socket === socket ? last : t.connections.findLast((x) => x.socket === socket)
+      if (t.sent.push(event) % MAINTAIN_EVERY === 0) maintain(t)
+      const c = t.open.get(socket)
       if (c) c.sent++
-      if ((t.sent.length & 0xfff) === 0) trim(t)
     },
     closed(key, socket, by, code, reason) {
       const t = tracked.get(key)
-      const c = t?.connections.findLast((x) => x.socket === socket)
-      if (!t || !c || c.closedAt !== undefined) return
+      const c = t?.open.get(socket)
+      if (!t || !c) return
+      t.open.delete(socket)
       const now = deps.now()
       Object.assign(c, { closedAt: iso(now), closeMs: now, closedBy: by, code, reason })
       t.connected--
-      t.lastEndMs = now
+      // Only a close the client asked for with a close frame ends what it is owed; 1006 from the client did not say goodbye.
+      endOfService(t, now, !(by === 'client' && code !== 1006))
       note(t, by === 'drop' ? 'drop' : 'close', `socket ${socket} ${by === 'drop' ? 'dropped (no close frame, 1006)' : `closed by ${by} ${code}${reason ? ` "${reason}"` : ''}`}`)
     },
     clients: () => [...tracked.keys()],
+    get forgottenClients() {
+      return forgottenClients
+    },
     report(client) {
       const t = get(client)
       const now = deps.now()
-      // The client is owed what happened between its first connect and its last moment of service.
-      const endMs = t.connected > 0 || t.connections.length === 0 ? now : Math.max(...t.connections.map((c) => c.closeMs ?? now))
+      maintain(t)
+      // Owed: from the first connect (or refusal) until now, unless the client left with its own clean close.
+      const away = t.connected === 0
+      const endMs = !away || t.owedAfterEnd ? now : (t.lastEndMs ?? now)
       const endNano = BigInt(Math.floor(endMs)) * 1_000_000n + 999_999n
-      const sentCount = new Map<number, { event: ServiceEvent; times: number }>()
       const retained = deps.log.events
       // The report covers the events the log still retains, as `expected` can only know those: sends of older
-      // events are left out (and trimmed from memory now and then), so `delivered` never exceeds `expected`.
+      // events are left out, so `delivered` never exceeds `expected`.
       const oldestSeq = retained[0]?.seq ?? deps.log.lastSeq + 1
-      for (const e of t.sent) {
-        if (e.seq < oldestSeq) continue
-        const seen = sentCount.get(e.seq)
-        if (seen) seen.times++
-        else sentCount.set(e.seq, { event: e, times: 1 })
+      const times = new Map<number, number>()
+      for (const [seq, n] of t.counts) if (seq >= oldestSeq) times.set(seq, n)
+      for (let i = t.head; i < t.sent.length; i++) {
+        const seq = t.sent[i].seq
+        if (seq >= oldestSeq) times.set(seq, (times.get(seq) ?? 0) + 1)
       }
-      const expected = t.connections.length === 0 ? [] : retained.filter((e) => (e.seq > t.startSeq || (t.startNano !== undefined && e.timeNano >= t.startNano)) && e.timeNano <= endNano && t.filter.matches(e))
-      const missed = expected.filter((e) => !sentCount.has(e.seq))
-      const duplicates = [...sentCount.values()].filter((x) => x.times > 1).sort((a, b) => a.event.seq - b.event.seq).map((x) => ({ ...ref(x.event), times: x.times }))
+      const expected = !t.started ? [] : retained.filter((e) => (e.seq > t.startSeq || (t.startNano !== undefined && e.timeNano >= t.startNano)) && e.timeNano <= endNano && t.filter.matches(e))
+      const missed = expected.filter((e) => !times.has(e.seq))
+      const duplicates = [...times].filter(([, n]) => n > 1).sort((a, b) => a[0] - b[0]).map(([seq, n]) => ({ ...ref(retained[seq - oldestSeq]), times: n }))
+      const timeline = t.timeline.toArray()
       const backoffMs: number[] = []
-      t.timeline.forEach((entry, i) => {
-        if (entry.kind !== 'refused' && entry.kind !== 'close' && entry.kind !== 'drop') return
-        const next = t.timeline.slice(i + 1).find((x) => x.kind === 'attempt')
-        if (next) backoffMs.push(next.elapsedMs - entry.elapsedMs)
-      })
-      const gaps: DeliveryReport['gaps'] = []
-      const conns = [...t.connections].sort((a, b) => a.openMs - b.openMs)
-      for (let i = 1; i < conns.length; i++) {
-        const from = Math.max(...conns.slice(0, i).map((c) => c.closeMs ?? Infinity))
-        const to = conns[i].openMs
-        if (from === Infinity || to <= from) continue
+      let ends: number[] = []
+      for (const entry of timeline) {
+        if (entry.kind === 'attempt') {
+          for (const end of ends) backoffMs.push(entry.elapsedMs - end)
+          ends = []
+        } else if (entry.kind === 'refused' || entry.kind === 'abandoned' || entry.kind === 'close' || entry.kind === 'drop') ends.push(entry.elapsedMs)
+      }
+      const connections = t.connections.toArray()
+      const gaps: DeliveryGap[] = []
+      const gap = (from: number, to: number, ongoing: boolean) => {
         const fromNano = BigInt(Math.floor(from)) * 1_000_000n
-        const toNano = BigInt(Math.floor(to)) * 1_000_000n
-        gaps.push({ from: iso(from), to: iso(to), ms: to - from, missed: missed.filter((e) => e.timeNano >= fromNano && e.timeNano < toNano).length })
+        const toNano = ongoing ? endNano : BigInt(Math.floor(to)) * 1_000_000n - 1n
+        const n = missed.filter((e) => e.timeNano >= fromNano && e.timeNano <= toNano).length
+        gaps.push({ from: iso(from), to: iso(to), ms: to - from, missed: n, ...(ongoing ? { ongoing: true as const } : {}) })
+      }
+      if (t.started) {
+        // Stretches of the owed window that no connection covered. With older connections dropped, from the oldest kept.
+        const conns = [...connections].sort((a, b) => a.openMs - b.openMs)
+        let cursor = t.connections.omitted > 0 && conns.length ? conns[0].openMs : t.startMs
+        for (const c of conns) {
+          if (c.openMs > cursor) gap(cursor, c.openMs, false)
+          cursor = Math.max(cursor, c.closeMs ?? Infinity)
+        }
+        if (away && t.owedAfterEnd && Number.isFinite(cursor) && cursor <= now) gap(cursor, now, true)
       }
       return {
         client: t.key,
         expected: expected.length,
-        delivered: sentCount.size,
+        delivered: times.size,
         missed: missed.map(ref),
         duplicates,
-        connections: t.connections.map(({ openMs: _o, closeMs: _c, ...c }) => ({ ...c })),
-        refusals: [...t.refusals],
+        connections: connections.map(({ openMs: _o, closeMs: _c, ...c }) => ({ ...c })),
+        refusals: t.refusals.toArray(),
         backoffMs,
         gaps,
-        timeline: [...t.timeline],
+        timeline,
+        omitted: { connections: t.connections.omitted, refusals: t.refusals.omitted, timeline: t.timeline.omitted },
       }
     },
   }

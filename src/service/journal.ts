@@ -10,8 +10,10 @@ export interface JournalEntry {
 }
 
 export interface Journal {
-  /** Every entry so far, oldest first. */
+  /** The entries kept (the last {@link JOURNAL_LIMIT}), oldest first. */
   readonly entries: readonly JournalEntry[]
+  /** How many of the oldest entries were dropped to stay within the limit (their `seq` numbers are skipped). */
+  readonly omitted: number
   /** Entries of one type (or a prefix like `push.`). */
   ofType(type: string): JournalEntry[]
   /** Adds an entry; secrets must already be masked. */
@@ -21,21 +23,38 @@ export interface Journal {
   clear(): void
 }
 
+/** How many entries the journal keeps by default; older ones are dropped and counted in `omitted`. */
+export const JOURNAL_LIMIT = 10_000
+
 /** Creates the journal; `now` gives the clock time. */
-export function createJournal(now: () => number, limit = 100_000): Journal {
-  let entries: JournalEntry[] = []
+export function createJournal(now: () => number, limit = JOURNAL_LIMIT): Journal {
+  // A ring of the last `limit` entries: O(1) per entry and fixed memory once full. `entries` is rebuilt in
+  // order when read after a change (reads are for assertions and the admin API, not per event).
+  let ring: JournalEntry[] = []
+  let next = 0
+  let omitted = 0
   let seq = 0
+  let ordered: JournalEntry[] | undefined
   const listeners = new Set<(entry: JournalEntry) => void>()
+  const kept = () => (ordered ??= next === 0 ? ring.slice() : [...ring.slice(next), ...ring.slice(0, next)])
   return {
     get entries() {
-      return entries
+      return kept()
     },
-    ofType: (type) => entries.filter((e) => (type.endsWith('.') ? e.type.startsWith(type) : e.type === type)),
+    get omitted() {
+      return omitted
+    },
+    ofType: (type) => kept().filter((e) => (type.endsWith('.') ? e.type.startsWith(type) : e.type === type)),
     record(type, data = {}) {
       const entry: JournalEntry = { seq: ++seq, time: now(), type, ...data }
-      entries.push(entry)
-      // Keep memory bounded on long-running demo servers.
-      if (entries.length > limit) entries = entries.slice(-Math.floor(limit / 2))
+      if (ring.length < limit) ring.push(entry)
+      else {
+        // Bounded memory on long-running servers: the oldest entry goes, counted.
+        ring[next] = entry
+        next = (next + 1) % limit
+        omitted++
+      }
+      ordered = undefined
       for (const l of listeners) l(entry)
       return entry
     },
@@ -44,7 +63,9 @@ export function createJournal(now: () => number, limit = 100_000): Journal {
       return () => listeners.delete(listener)
     },
     clear() {
-      entries = []
+      ring = []
+      next = 0
+      ordered = undefined
     },
   }
 }

@@ -11,8 +11,13 @@ export function formatDeliveryReport(r: DeliveryReport): string {
   ]
   if (r.missed.length) lines.push('  missed:', ...r.missed.slice(0, 20).map(ev), ...(r.missed.length > 20 ? [`    ... and ${r.missed.length - 20} more`] : []))
   if (r.duplicates.length) lines.push('  received more than once:', ...r.duplicates.slice(0, 20).map(ev))
-  if (r.gaps.length) lines.push('  gaps:', ...r.gaps.map((g) => `    ${g.from} -> ${g.to} (${g.ms} ms, ${g.missed} missed)`))
-  lines.push('  timeline:', ...r.timeline.slice(-30).map((t) => `    +${(t.elapsedMs / 1000).toFixed(3)}s ${t.kind.padEnd(7)} ${t.detail}`))
+  if (r.gaps.length) {
+    const gap = (g: DeliveryReport['gaps'][number]) =>
+      g.ongoing ? `    no connection since ${g.from} (${g.ms} ms so far, ${g.missed} missed)` : `    ${g.from} -> ${g.to} (${g.ms} ms, ${g.missed} missed)`
+    lines.push('  gaps:', ...r.gaps.map(gap))
+  }
+  const omitted = r.omitted ? r.omitted.timeline : 0
+  lines.push(`  timeline${omitted ? ` (${omitted} older lines dropped)` : ''}:`, ...r.timeline.slice(-30).map((t) => `    +${(t.elapsedMs / 1000).toFixed(3)}s ${t.kind.padEnd(7)} ${t.detail}`))
   return lines.join('\n')
 }
 
@@ -34,7 +39,10 @@ interface MatcherContext {
 
 /** Matchers over `fake.deliveries`: install with `expect.extend(deliveryMatchers)` (the `dockside/vitest` entry does). */
 export const deliveryMatchers = {
-  /** Every event matching the client's filters, from its first connect to its last, was sent to it at least once. */
+  /**
+   * Every event the client is owed was sent to it at least once: matching its filters, from its first connect (or
+   * refusal) until now, or until its own clean close (docs/chaos.md, "What a client is owed").
+   */
   toHaveDeliveredAllEventsTo(this: MatcherContext, fake: Dockside, client: string) {
     const r = reportOf(fake, client)
     const pass = r.missed.length === 0

@@ -179,14 +179,17 @@ export class InProcessWebSocket extends EventTarget {
         close: (code, reason) => queueMicrotask(() => serverSide.close({ code, reason })),
         drop: () => queueMicrotask(() => this.#drop()),
       })
+      // `open` fires only now that the fake has subscribed the socket, as on the server (where the 101 follows
+      // the subscription): an event emitted inside the client's `onopen` reaches it.
+      this.dispatchEvent(new Event('open'))
     })
     const inner = new MockWebSocket(`${pipe.url}?dockside-session=${id}`)
     this.#inner = inner
+    // mock-socket fires the client's `open`, then the server's `connection` (above), in one synchronous step.
     inner.addEventListener('open', () => {
       if (this.#state !== InProcessWebSocket.CONNECTING) return
       this.handshake = { status: 101, headers: { upgrade: 'websocket', connection: 'Upgrade' }, body: undefined }
       this.#state = InProcessWebSocket.OPEN
-      this.dispatchEvent(new Event('open'))
     })
     inner.addEventListener('message', (event) => {
       if (this.#state !== InProcessWebSocket.OPEN) return

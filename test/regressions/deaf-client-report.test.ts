@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { createDockside, type Dockside } from 'dockside'
+import { deliveryMatchers, formatDeliveryReport, installDeliveryMatchers } from '../../src/vitest/delivery-matchers'
+import { interceptWay } from '../support/intercept-way'
+import { probeWithWs } from '../support/ws-probe'
+import type { WayIn } from '../support/way-in'
+
+installDeliveryMatchers()
+
+// Regression: a client that never came back after a server close (sockette after 1001, say) read
+// "1 expected, 0 missed": what it was owed ended at its last connection, so `toHaveDeliveredAllEventsTo`
+// passed for a client that heard nothing more. Now the owed window runs until the report is read, unless the
+// client itself said goodbye with a close frame.
+
+/** The real server on 127.0.0.1 with `ws` clients; and the in-process hook with the global WebSocket. */
+const ways: WayIn[] = [
+  {
+    name: 'server (ws)',
+    async start(fake) {
+      const s = await fake.listen({ port: 0 })
+      return { baseUrl: s.url, wsBaseUrl: s.wsUrl, fetch: (path, init) => fetch(s.url + path, init), connect: (path) => probeWithWs(s.wsUrl + path), close: () => s.close() }
+    },
+  },
+  interceptWay,
+]
+
+/** Resolves at the next journal entry of `type`. */
+const journalEntry = (fake: Dockside, type: string) =>
+  new Promise<void>((resolve) => {
+    const off = fake.on('journal', (e) => {
+      if (e.type === type) {
+        off()
+        resolve()
+      }
+    })
+  })
+
+const failureOf = (fake: Dockside, client: string) => deliveryMatchers.toHaveDeliveredAllEventsTo.call({ isNot: false }, fake, client)
+
+describe.each(ways)('a client that goes deaf is reported ($name)', (way) => {
+  it('after a server close (1001) and silence, every later event is missed, in an ongoing gap', async () => {
+    await using fake = createDockside({ seed: 1 })
+    const h = await way.start(fake)
+    try {
+      const c = fake.containers.create({ name: 'web', image: 'nginx' })
+      const ws = await h.connect('/events/ws?client=deaf')
+      c.start()
+      await ws.nextMessage()
+      expect(fake.restart()).toBe(1)
+      expect((await ws.closed).code).toBe(1001)
+      await fake.clock.advance('5s')
+      c.stop()
+      c.start()
+      await fake.clock.advance('1s')
+      const r = fake.deliveries.report('deaf')
+      expect([r.expected, r.delivered, r.missed.map((e) => e.action)]).toEqual([3, 1, ['stop', 'start']])
+      expect(r.gaps).toEqual([{ from: r.connections[0].closedAt, to: new Date(fake.clock.now()).toISOString(), ms: 6000, missed: 2, ongoing: true }])
+      expect(fake).not.toHaveDeliveredAllEventsTo('deaf')
+      const failure = failureOf(fake, 'deaf')
+      expect(failure.pass).toBe(false)
+      expect(failure.message()).toMatch(/2 of 3 never did[\s\S]*no connection since \S+ \(6000 ms so far, 2 missed\)/)
+      const admin = await (await h.fetch('/_dockside/deliveries/deaf')).json()
+      expect([admin.expected, admin.missed.length, admin.gaps.at(-1).ongoing]).toEqual([3, 2, true])
+      // Back again: the gap closes at the reconnect, and what it missed stays missed.
+      const back = await h.connect('/events/ws?client=deaf')
+      c.stop()
+      await back.nextMessage()
+      const again = fake.deliveries.report('deaf')
+      expect([again.expected, again.delivered, again.missed.length]).toEqual([4, 2, 2])
+      expect(again.gaps.map((g) => [g.ms, g.missed, g.ongoing])).toEqual([[6000, 2, undefined]])
+      back.close()
+    } finally {
+      await h.close()
+    }
+  })
+
+  it('a refusal on the very first attempt, then silence: every later event is missed', async () => {
+    await using fake = createDockside({ seed: 1 })
+    const h = await way.start(fake)
+    try {
+      fake.faults.add({ on: 'events', reply: 503, retryAfter: 5 })
+      const c = fake.containers.create({ name: 'web', image: 'nginx' })
+      expect((await h.connect('/events/ws?client=never')).status).toBe(503)
+      c.start()
+      await fake.clock.advance('1s')
+      const r = fake.deliveries.report('never')
+      expect([r.expected, r.delivered, r.missed.map((e) => e.action), r.connections]).toEqual([1, 0, ['start'], []])
+      expect(r.gaps).toMatchObject([{ ms: 1000, missed: 1, ongoing: true }])
+      expect(fake).not.toHaveDeliveredAllEventsTo('never')
+    } finally {
+      await h.close()
+    }
+  })
+
+  it("after the client's own close (a close frame), nothing more is owed", async () => {
+    await using fake = createDockside({ seed: 1 })
+    const h = await way.start(fake)
+    try {
+      const c = fake.containers.create({ name: 'web', image: 'nginx' })
+      const ws = await h.connect('/events/ws?client=polite')
+      c.start()
+      await ws.nextMessage()
+      const recorded = journalEntry(fake, 'ws.close')
+      ws.close(1000, 'done')
+      await recorded
+      await fake.clock.advance('5s')
+      c.stop()
+      const r = fake.deliveries.report('polite')
+      expect([r.expected, r.delivered, r.missed, r.gaps]).toEqual([1, 1, [], []])
+      expect(r.connections.map((x) => [x.closedBy, x.code])).toEqual([['client', 1000]])
+      expect(fake).toHaveDeliveredAllEventsTo('polite')
+      expect(fake).toHaveDeliveredEachEventOnceTo('polite')
+      expect((await (await h.fetch('/_dockside/deliveries/polite')).json()).missed).toEqual([])
+    } finally {
+      await h.close()
+    }
+  })
+})
+
+it('a client that vanishes without a close frame (1006 from the client) is still owed', async () => {
+  await using fake = createDockside({ seed: 1 })
+  const server = await fake.listen({ port: 0 })
+  const c = fake.containers.create({ name: 'web', image: 'nginx' })
+  const ws = new WebSocket(`${server.wsUrl}/events/ws?client=crashed`)
+  await new Promise((r) => ws.once('open', r))
+  const recorded = journalEntry(fake, 'ws.close')
+  ws.terminate()
+  await recorded
+  c.start()
+  const r = fake.deliveries.report('crashed')
+  expect(r.connections.map((x) => [x.closedBy, x.code])).toEqual([['client', 1006]])
+  expect(r.missed.map((e) => e.action)).toEqual(['start'])
+  expect(r.gaps).toMatchObject([{ missed: 1, ongoing: true }])
+  expect(formatDeliveryReport(r)).toMatch(/no connection since/)
+})

@@ -111,7 +111,8 @@ class Recent<T> {
   }
 }
 
-type Connection = DeliveryConnection & { openMs: number; closeMs?: number }
+/** A connection as tracked: with the clock times and the log positions (last seq) of its open and close. */
+type Connection = DeliveryConnection & { openMs: number; closeMs?: number; openSeq: number; closeSeq?: number }
 
 interface Tracked {
   key: string
@@ -123,11 +124,12 @@ interface Tracked {
   startNano: bigint | undefined
   startSeq: number
   /**
-   * Frames sent to it, in order, from `head` on (one array push per delivery: this is on the hot path). Sends of
+   * Sequence numbers of the events sent to it, in order, from `head` on (one array push per delivery: this is on the
+   * hot path). Numbers, not the events: a client that left must not keep events the log dropped alive. Sends of
    * events the log dropped are skipped at the front; when replays pile up sends of retained events, they are folded
    * into `counts`, so memory follows the log's retention either way.
    */
-  sent: ServiceEvent[]
+  sent: number[]
   head: number
   counts: Map<number, number>
   connections: Recent<Connection>
@@ -142,6 +144,8 @@ interface Tracked {
    */
   pending: Map<AbortSignal, () => void>
   lastEndMs?: number
+  /** The log position (last seq) at that moment. */
+  lastEndSeq?: number
   /** Whether the client is still owed events after its last end of service (false after its own clean close). */
   owedAfterEnd: boolean
 }
@@ -209,6 +213,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
   }
   const endOfService = (t: Tracked, now: number, owed: boolean) => {
     t.lastEndMs = now
+    t.lastEndSeq = deps.log.lastSeq
     t.owedAfterEnd = owed
   }
   /** Settles the attempt of `signal` (opened or refused), or else the oldest pending one. */
@@ -233,12 +238,12 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     const events = deps.log.events
     const oldest = events[0]?.seq ?? deps.log.lastSeq + 1
     // Sends of events the log dropped are skipped at the front (each is passed once: amortised O(1)).
-    while (t.head < t.sent.length && t.sent[t.head].seq < oldest) t.head++
+    while (t.head < t.sent.length && t.sent[t.head] < oldest) t.head++
     const live = t.sent.length - t.head
     if (live > 2 * events.length + MAINTAIN_EVERY) {
       // More sends than retained events: replays sent events again. Fold them into counts (at most one per retained event).
       for (let i = t.head; i < t.sent.length; i++) {
-        const seq = t.sent[i].seq
+        const seq = t.sent[i]
         if (seq >= oldest) t.counts.set(seq, (t.counts.get(seq) ?? 0) + 1)
       }
       t.sent = []
@@ -317,7 +322,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       settle(t, signal)
       // Owed: what happens from now on, plus what `since` asks to replay.
       start(t, now, since)
-      const c: Connection = { socket, via, openedAt: iso(now), openMs: now, since: since?.toString(), sent: 0 }
+      const c: Connection = { socket, via, openedAt: iso(now), openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sent: 0 }
       t.connections.push(c)
       t.open.set(socket, c)
       t.connected++
@@ -326,7 +331,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     sent(key, socket, event) {
       const t = tracked.get(key)
       if (!t) return
-      if (t.sent.push(event) % MAINTAIN_EVERY === 0) maintain(t)
+      if (t.sent.push(event.seq) % MAINTAIN_EVERY === 0) maintain(t)
       const c = t.open.get(socket)
       if (c) c.sent++
     },
@@ -335,8 +340,10 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const c = t?.open.get(socket)
       if (!t || !c) return
       t.open.delete(socket)
+      // A client that is gone sends nothing more that would trim its history: trim it now.
+      if (t.open.size === 0) maintain(t)
       const now = deps.now()
-      Object.assign(c, { closedAt: iso(now), closeMs: now, closedBy: by, code, reason })
+      Object.assign(c, { closedAt: iso(now), closeMs: now, closeSeq: deps.log.lastSeq, closedBy: by, code, reason })
       t.connected--
       // Only a close the client asked for with a close frame ends what it is owed; 1006 from the client did not say goodbye.
       endOfService(t, now, !(by === 'client' && code !== 1006))
@@ -354,6 +361,8 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const away = t.connected === 0
       const endMs = !away || t.owedAfterEnd ? now : (t.lastEndMs ?? now)
       const endNano = BigInt(Math.floor(endMs)) * 1_000_000n + 999_999n
+      // After the client's own close, not even an event of that same millisecond is owed: the log position says what came after.
+      const endSeq = away && !t.owedAfterEnd ? (t.lastEndSeq ?? Infinity) : Infinity
       const retained = deps.log.events
       // The report covers the events the log still retains, as `expected` can only know those: sends of older
       // events are left out, so `delivered` never exceeds `expected`.
@@ -361,10 +370,36 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const times = new Map<number, number>()
       for (const [seq, n] of t.counts) if (seq >= oldestSeq) times.set(seq, n)
       for (let i = t.head; i < t.sent.length; i++) {
-        const seq = t.sent[i].seq
+        const seq = t.sent[i]
         if (seq >= oldestSeq) times.set(seq, (times.get(seq) ?? 0) + 1)
       }
-      const expected = !t.started ? [] : retained.filter((e) => (e.seq > t.startSeq || (t.startNano !== undefined && e.timeNano >= t.startNano)) && e.timeNano <= endNano && t.filter.matches(e))
+      const connections = t.connections.toArray()
+      // Stretches of the owed window that no connection covered (with older connections dropped, from the oldest
+      // kept). A stretch that began with the client's own close (a close frame) is not owed: the client chose to be
+      // away, and a report read later must not change its mind about it. Only what the returning connection's `since`
+      // asks to replay is owed again.
+      const spans: { from: number; to: number; ongoing: boolean }[] = []
+      const excused: { after: number; through: number; since: bigint | undefined }[] = []
+      if (t.started) {
+        const conns = [...connections].sort((a, b) => a.openMs - b.openMs || a.openSeq - b.openSeq)
+        let cursor = t.connections.omitted > 0 && conns.length ? conns[0].openMs : t.startMs
+        let last: Connection | undefined
+        for (const c of conns) {
+          const left = last?.closeSeq !== undefined && c.openSeq >= last.closeSeq && (last.closeMs ?? Infinity) <= c.openMs
+          if (left && last!.closedBy === 'client' && last!.code !== 1006) {
+            excused.push({ after: last!.closeSeq!, through: c.openSeq, since: c.since === undefined ? undefined : BigInt(c.since) })
+          } else if (c.openMs > cursor) spans.push({ from: cursor, to: c.openMs, ongoing: false })
+          if ((c.closeMs ?? Infinity) >= cursor) {
+            cursor = c.closeMs ?? Infinity
+            last = c
+          }
+        }
+        if (away && t.owedAfterEnd && Number.isFinite(cursor) && cursor <= now) spans.push({ from: cursor, to: now, ongoing: true })
+      }
+      const isExcused = (e: ServiceEvent) => excused.some((x) => e.seq > x.after && e.seq <= x.through && (x.since === undefined || e.timeNano < x.since))
+      const expected = !t.started
+        ? []
+        : retained.filter((e) => (e.seq > t.startSeq || (t.startNano !== undefined && e.timeNano >= t.startNano)) && e.timeNano <= endNano && e.seq <= endSeq && t.filter.matches(e) && !isExcused(e))
       const missed = expected.filter((e) => !times.has(e.seq))
       const duplicates = [...times].filter(([, n]) => n > 1).sort((a, b) => a[0] - b[0]).map(([seq, n]) => ({ ...ref(retained[seq - oldestSeq]), times: n }))
       const timeline = t.timeline.toArray()
@@ -376,31 +411,19 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
           ends = []
         } else if (entry.kind === 'refused' || entry.kind === 'abandoned' || entry.kind === 'close' || entry.kind === 'drop') ends.push(entry.elapsedMs)
       }
-      const connections = t.connections.toArray()
-      const gaps: DeliveryGap[] = []
-      const gap = (from: number, to: number, ongoing: boolean) => {
+      const gaps: DeliveryGap[] = spans.map(({ from, to, ongoing }) => {
         const fromNano = BigInt(Math.floor(from)) * 1_000_000n
         const toNano = ongoing ? endNano : BigInt(Math.floor(to)) * 1_000_000n - 1n
         const n = missed.filter((e) => e.timeNano >= fromNano && e.timeNano <= toNano).length
-        gaps.push({ from: iso(from), to: iso(to), ms: to - from, missed: n, ...(ongoing ? { ongoing: true as const } : {}) })
-      }
-      if (t.started) {
-        // Stretches of the owed window that no connection covered. With older connections dropped, from the oldest kept.
-        const conns = [...connections].sort((a, b) => a.openMs - b.openMs)
-        let cursor = t.connections.omitted > 0 && conns.length ? conns[0].openMs : t.startMs
-        for (const c of conns) {
-          if (c.openMs > cursor) gap(cursor, c.openMs, false)
-          cursor = Math.max(cursor, c.closeMs ?? Infinity)
-        }
-        if (away && t.owedAfterEnd && Number.isFinite(cursor) && cursor <= now) gap(cursor, now, true)
-      }
+        return { from: iso(from), to: iso(to), ms: to - from, missed: n, ...(ongoing ? { ongoing: true as const } : {}) }
+      })
       return {
         client: t.key,
         expected: expected.length,
         delivered: times.size,
         missed: missed.map(ref),
         duplicates,
-        connections: connections.map(({ openMs: _o, closeMs: _c, ...c }) => ({ ...c })),
+        connections: connections.map(({ openMs: _o, closeMs: _c, openSeq: _os, closeSeq: _cs, ...c }) => ({ ...c })),
         refusals: t.refusals.toArray(),
         backoffMs,
         gaps,

@@ -311,9 +311,9 @@ export const chaosCases: Case[] = [
       const ws = await h.connect('/events/ws?client=watcher')
       c.start()
       await ws.nextMessage()
-      const recorded = journalEntry(fake, 'ws.close')
-      ws.close()
-      await recorded
+      // The server closes (a maintenance restart): what happens until the client is back is owed, and missed.
+      fake.restart()
+      expect((await ws.closed).code).toBe(1001)
       c.stop()
       await fake.clock.advance('3s')
       const again = await h.connect('/events/ws?client=watcher')
@@ -323,11 +323,26 @@ export const chaosCases: Case[] = [
       expect(r.missed.map((e) => e.action)).toEqual(['stop'])
       expect(r.gaps).toHaveLength(1)
       expect(r.gaps[0].ms).toBe(3000)
+      // The client closes on its own and comes back later: the stretch it chose to be away is not owed.
+      const recorded = journalEntry(fake, 'ws.close')
+      again.close()
+      await recorded
+      c.stop()
+      await fake.clock.advance('2s')
+      const third = await h.connect('/events/ws?client=watcher')
+      c.start()
+      await third.nextMessage()
+      const after = fake.deliveries.report('watcher')
+      expect(after.missed.map((e) => `${e.seq} ${e.action}`)).toEqual(r.missed.map((e) => `${e.seq} ${e.action}`))
+      expect(after.gaps).toEqual(r.gaps)
+      expect(after.expected).toBe(r.expected + 1)
+      expect(after.delivered).toBe(r.delivered + 1)
       const res = await h.fetch('/_dockside/deliveries/watcher')
       expect((await res.json()).missed).toHaveLength(1)
       const unknown = await h.fetch('/_dockside/deliveries/nobody')
       expect(unknown.status).toBe(404)
       expect((await unknown.json()).message).toMatch(/Known clients: "watcher"/)
+      third.close()
     },
   },
   {

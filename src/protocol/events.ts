@@ -44,13 +44,14 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
         for (const t of timers) t.cancel()
         hub.delete(live)
       }
-      const end = (how: 'server' | 'drop', code: number, reason: string) => {
+      /** `wire` is the reason the close frame carries when it differs from the one journaled and reported. */
+      const end = (how: 'server' | 'drop', code: number, reason: string, wire = reason) => {
         if (closed) return
         cleanup()
         svc.journal.record('ws.close', { socket: id, client: key, by: how, code: how === 'drop' ? 1006 : code, reason, sent, openFor: svc.clock.now() - openedAt })
         svc.deliveries.closed(key, id, how, how === 'drop' ? 1006 : code, reason)
         if (how === 'drop') sink.drop()
-        else sink.close(code, reason)
+        else sink.close(code, wire)
       }
       const live: LiveSocket = {
         id,
@@ -102,7 +103,9 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
           svc.deliveries.closed(key, id, 'client', code, reason)
         },
         tooBig() {
-          live.close(1009, `message too big: this websocket takes no client messages over ${EVENTS_MAX_MESSAGE} bytes`)
+          // The close frame carries the code alone, as Go's websocket servers (the real service) and ws send it; the
+          // journal and the delivery report say why.
+          end('server', 1009, `message too big: this websocket takes no client messages over ${EVENTS_MAX_MESSAGE} bytes`, '')
         },
       }
       function start() {

@@ -1,5 +1,6 @@
 import { Server as MockServer, WebSocket as MockWebSocket } from 'mock-socket'
 import { errorResponse, jsonError } from '../../protocol/http'
+import { EVENTS_MAX_MESSAGE } from '../../protocol/limits'
 import type { ProtoRequest, SocketSession, UpgradeResult } from '../../protocol/types'
 import { servedAt, wsOrigins, type HookedRegion } from './registry'
 
@@ -230,7 +231,8 @@ export class InProcessWebSocket extends EventTarget {
   send(data: string | ArrayBufferLike | Blob | ArrayBufferView) {
     if (this.#state === InProcessWebSocket.CONNECTING) throw new DOMException("Failed to execute 'send' on 'WebSocket': Still in CONNECTING state.", 'InvalidStateError')
     if (this.#state !== InProcessWebSocket.OPEN) return
-    // The events endpoint ignores client messages, as the real service does.
+    // The events endpoint ignores client messages, as the real service does, and closes with 1009 on one over its limit.
+    if (byteLength(data) > EVENTS_MAX_MESSAGE) return void this.#session?.tooBig()
     this.#inner?.send(typeof data === 'string' ? data : String(data))
   }
 
@@ -278,6 +280,13 @@ export class InProcessWebSocket extends EventTarget {
     this.#handlers[type] = fn
     if (fn) this.addEventListener(type, fn)
   }
+}
+
+/** The size of a message as it would go on the wire. */
+function byteLength(data: string | ArrayBufferLike | Blob | ArrayBufferView): number {
+  if (typeof data === 'string') return Buffer.byteLength(data)
+  if (data instanceof Blob) return data.size
+  return data.byteLength
 }
 
 /** `/path?query` of a URL string exactly as written (no re-encoding). */

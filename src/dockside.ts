@@ -64,6 +64,8 @@ export interface DocksideServer extends AsyncDisposable {
   readonly wsUrl: string
   readonly port: number
   readonly host: string
+  /** TCP connections open now (HTTP, streams and websockets): a test can check that its client leaves none behind. */
+  connections(): number
   /** Ends every socket and stops listening; idempotent. */
   close(): Promise<void>
 }
@@ -238,6 +240,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
         wsUrl: server.wsUrl,
         port: server.port,
         host: server.host,
+        connections: () => server.connections(),
         close: async () => {
           servers.delete(wrapped)
           await server.close()

@@ -37,6 +37,8 @@ export interface RunningServer {
   readonly wsUrl: string
   readonly port: number
   readonly host: string
+  /** TCP connections open now (HTTP, streams and websockets). */
+  connections(): number
   close(): Promise<void>
 }
 
@@ -313,6 +315,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     wsUrl: `${options.tls ? 'wss' : 'ws'}://${shownHost}:${address.port}`,
     port: address.port,
     host,
+    connections: () => sockets.size,
     close: () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))

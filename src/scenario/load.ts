@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { FieldError, ScenarioError } from '../service/errors'
 import { createService } from '../service/service'
 import { checkScenario } from './apply'
-import { checkSchema, schemaProblem } from './schema'
+import { checkSchema, isTrustedValid, schemaProblem } from './schema'
 import { demoScenario } from './demo'
 import type { Scenario } from './scenario'
 
@@ -17,7 +17,7 @@ export async function validateScenario(data: unknown, file = '(scenario)'): Prom
 
 /** {@link validateScenario}, synchronously (createDockside checks its `scenario` option with it). */
 export function validateScenarioSync(data: unknown, file = '(scenario)'): Scenario {
-  const problem = schemaProblem('scenario', data)
+  const problem = isTrustedValid(data) ? undefined : schemaProblem('scenario', data)
   if (problem) throw new ScenarioError(file, problem.path, problem.expected)
   try {
     checkScenario(createService({}, undefined, checkSchema), data as Scenario)

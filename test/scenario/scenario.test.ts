@@ -97,6 +97,11 @@ describe('loading scenarios', () => {
     expect(await validateScenario(structuredClone(demoScenario), 'demo')).toEqual(demoScenario)
     expect(await loadScenario('demo')).toBe(demoScenario)
     await expect(parseScenario(JSON.stringify(demoScenario), 'demo.json')).resolves.toEqual(demoScenario)
+    // The demo skips the schema check at start (it is frozen and known valid, as the clone above proves); a value
+    // made from it is checked again.
+    expect(Object.isFrozen(demoScenario) && Object.isFrozen(demoScenario.containers![0].labels)).toBe(true)
+    await expect(validateScenario({ ...demoScenario, seed: 'x' }, 'demo')).rejects.toThrow(/seed: must be an integer/)
+    await expect(validateScenario({ ...demoScenario, containers: [...demoScenario.containers!, { name: 'web', image: 'nginx' }] }, 'demo')).rejects.toThrow(/containers\[3\]\.name/)
   })
 })
 

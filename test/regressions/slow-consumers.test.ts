@@ -117,3 +117,23 @@ it('a since replay does not count against the backlog of a reading client', asyn
   expect(fake.deliveries.report('replayer').missed).toEqual([])
   ws.close()
 })
+
+it('in process, a GET /events client that stops reading is cut at maxBacklog, journaled and reported, its body errors without a read', async () => {
+  const fake = createDockside({ maxBacklog: '64KiB' })
+  closers.push(() => fake.close())
+  const hooks = await fake.intercept({ region: 'us-west-1' })
+  closers.push(async () => hooks.restore())
+  const res = await fetch('https://us-west-1.hyper.test/events?client=deaf-in-process')
+  expect(res.status).toBe(200)
+  // The client never reads: past the hook's read-ahead, the protocol's queue grows until the cap.
+  const c = fake.containers.create({ name: 'web', image: 'nginx', labels: { big: 'x'.repeat(2000) } })
+  for (let i = 0; i < 400; i++) {
+    if (i % 2) c.stop()
+    else c.start()
+  }
+  await expect.poll(() => fake.journal.ofType('stream.backlog').length).toBe(1)
+  expect(fake.deliveries.report('deaf-in-process').connections[0]).toMatchObject({ closedBy: 'server', code: 1013 })
+  // The stream was cut while nobody read it, as the server resets the connection: the body errors without a read.
+  const reader = res.body!.getReader()
+  await expect(reader.closed).rejects.toThrow(/terminated/)
+})

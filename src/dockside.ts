@@ -144,11 +144,16 @@ const OPTION_NAMES: Record<keyof DocksideOptions, true> = {
   maxBacklog: true,
 }
 
-function checkOptions(options: unknown): asserts options is DocksideOptions {
-  const subject = 'createDockside options'
+/** Every option of fake.listen, checked the same way (a typo such as `admintoken` would leave the admin API open). */
+const LISTEN_OPTION_NAMES: Record<keyof ListenOptions, true> = { host: true, port: true, tls: true, adminToken: true, allowedOrigins: true, allowedHosts: true }
+
+/** Every option of fake.intercept. */
+const INTERCEPT_OPTION_NAMES: Record<keyof import('./transports/intercept/index').InterceptOptions, true> = { region: true, domain: true, baseUrl: true, wsBaseUrl: true, onUnhandled: true }
+
+function checkOptions<T>(options: unknown, names: Record<keyof T, true>, subject: string): asserts options is T {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new FieldError('', 'must be an object of options', subject)
-  const unknown = Object.keys(options).find((k) => !Object.hasOwn(OPTION_NAMES, k))
-  if (unknown !== undefined) throw new FieldError('', `unknown option "${unknown}"; allowed: ${Object.keys(OPTION_NAMES).join(', ')}`, subject)
+  const unknown = Object.keys(options).find((k) => !Object.hasOwn(names, k))
+  if (unknown !== undefined) throw new FieldError('', `unknown option "${unknown}"; allowed: ${Object.keys(names).join(', ')}`, subject)
 }
 
 /** A scenario's FieldError as a ScenarioError, so a scenario given in code reads as one given in a file. */
@@ -183,7 +188,7 @@ function buildOptions(options: DocksideOptions): ServiceOptions {
  * const server = await fake.listen({ port: 0 })
  */
 export function createDockside(options: DocksideOptions = {}): Dockside {
-  checkOptions(options)
+  checkOptions<DocksideOptions>(options, OPTION_NAMES, 'createDockside options')
   if (options.scenario !== undefined) validateScenarioSync(options.scenario)
   const serviceOptions = buildOptions(options)
   const access = checkAccess(options)
@@ -233,6 +238,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     protocol,
     async listen(listenOptions = {}) {
       if (closed) throw new Error('This fake is closed; create a new one with createDockside().')
+      checkOptions<ListenOptions>(listenOptions, LISTEN_OPTION_NAMES, 'fake.listen options')
       const { serve } = await import('./transports/server/serve')
       const server = await serve(protocol, { ...listenOptions, access: checkAccess(listenOptions) })
       const wrapped: DocksideServer = {
@@ -252,6 +258,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     },
     async intercept(interceptOptions) {
       if (closed) throw new Error('This fake is closed; create a new one with createDockside().')
+      if (interceptOptions !== undefined) checkOptions(interceptOptions, INTERCEPT_OPTION_NAMES, 'fake.intercept options')
       const { intercept } = await import('./transports/intercept/index')
       const handle = await intercept(fake, interceptOptions)
       hooks.add(handle)

@@ -18,7 +18,8 @@ async function readJsonValue(req: ProtoRequest, empty: unknown, hint = ''): Prom
   try {
     return JSON.parse(raw)
   } catch {
-    throw new InvalidInputError(`The request body is not valid JSON: ${JSON.stringify(raw.slice(0, 120))}.${hint ? ` ${hint}` : ''}`)
+    // Never echoed: a body may hold a registry password or token.
+    throw new InvalidInputError(`The request body is not valid JSON (${raw.length} bytes, not shown: it may hold a secret).${hint ? ` ${hint}` : ''}`)
   }
 }
 

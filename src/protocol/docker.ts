@@ -202,7 +202,8 @@ async function login(svc: Service, req: ProtoRequest): Promise<ProtoResponse> {
   try {
     value = JSON.parse(raw)
   } catch {
-    return jsonError(400, `POST /auth needs a JSON AuthConfig body such as {"username":"ci","password":"s3cret","serveraddress":"localhost:5000"}; got ${JSON.stringify(raw.slice(0, 100))}.`)
+    // Never echoed: the body holds a password.
+    return jsonError(400, `POST /auth needs a JSON AuthConfig body such as {"username":"ci","password":"s3cret","serveraddress":"localhost:5000"}; the body is not valid JSON (${raw.length} bytes, not shown: it may hold a password).`)
   }
   const auth = authConfigFrom(value, 'The POST /auth body')
   if ('invalid' in auth) return jsonError(400, `${auth.invalid}: send an AuthConfig such as {"username":"ci","password":"s3cret","serveraddress":"localhost:5000"}.`)

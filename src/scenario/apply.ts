@@ -2,6 +2,7 @@ import type { Service } from '../service/service'
 import { DocksideError, FieldError } from '../service/errors'
 import { createImages } from '../service/images'
 import { createRandom } from '../service/random'
+import { createRegistries } from '../service/registries'
 import { validateRateLimit } from '../faults/rate-limit'
 import { closeProblem, validateRule } from '../faults/rule'
 import { toMs } from '../time/duration'
@@ -58,18 +59,22 @@ function within<T>(at: string, fn: () => T): T {
 
 /**
  * Everything applying `scenario` to `svc` would refuse, checked before anything changes (so a scenario
- * is applied all or nothing): field names and types (the schema), duplicate registry hosts and
- * container names (in the scenario and in the fake), images, fault rules and their ids, rate limits,
- * timeline repeats and close codes. Throws a FieldError whose path points inside the scenario.
+ * is applied all or nothing): field names and types (the schema), registries and images (added to
+ * throw-away stores), duplicate registry hosts and container names (in the scenario and in the fake),
+ * fault rules and their ids, rate limits, timeline repeats and close codes. Throws a FieldError whose path points inside the scenario.
  */
 export function checkScenario(svc: Service, scenario: Scenario): void {
   if (scenario.rateLimit !== undefined) within('rateLimit', () => validateRateLimit(scenario.rateLimit, svc.check))
   const hosts = new Map<string, number>()
+  // Registries are checked by adding them to a throw-away store, as images are: what the model refuses is refused here.
+  const registries = createRegistries()
   scenario.registries?.forEach((r, i) => {
     within(`registries[${i}]`, () => svc.check('registry', r, 'registry'))
     const first = hosts.get(r.host)
     if (first !== undefined) throw new FieldError(`registries[${i}].host`, `"${r.host}" is already listed at registries[${first}]; list each registry host once`, 'scenario')
+    if (svc.registries.list().some((known) => known.host === r.host)) throw new FieldError(`registries[${i}].host`, `a registry at "${r.host}" already exists in the fake; each host is added once`, 'scenario')
     hosts.set(r.host, i)
+    within(`registries[${i}]`, () => registries.add(r.host, r))
   })
   // Image names and tags are checked by adding them to a throw-away store.
   const images = createImages({ random: createRandom(1), now: () => 0 })
@@ -102,8 +107,9 @@ export function applyScenarioAtRuntime(svc: Service, scenario: Scenario, hooks: 
     throw new FieldError(fixed, `can only be set when the fake starts (createDockside options, or the scenario file given to dockside serve); at run time a scenario may add: registries, images, containers, timeline, faults, rateLimit`, 'scenario')
   }
   checkScenario(svc, scenario)
-  if (scenario.rateLimit !== undefined) svc.rateLimit.set(scenario.rateLimit)
   applyScenario(svc, scenario, hooks, fromMs, false)
+  // Last, after everything that could refuse: a refused scenario leaves the running rate limit as it was.
+  if (scenario.rateLimit !== undefined) svc.rateLimit.set(scenario.rateLimit)
 }
 
 /**

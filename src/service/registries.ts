@@ -1,5 +1,5 @@
 import type { RegistryAuth } from './auth'
-import { InvalidInputError, NotFoundError } from './errors'
+import { ConflictError, InvalidInputError, NotFoundError } from './errors'
 import type { Image } from './images'
 
 /** A manifest the registry holds for `repository:tag`. */
@@ -34,7 +34,11 @@ export interface AddRegistryOptions {
 }
 
 export interface Registries {
-  /** Adds (or replaces) the registry at `host`; open unless credentials or a token are given. */
+  /**
+   * Adds the registry at `host`: open unless credentials (a non-empty username and password) or a non-empty token
+   * are given. A host is added once: a known one (added, or created by a push) is a ConflictError, since
+   * replacing it would drop its credentials and pushed tags.
+   */
   add(host: string, options?: AddRegistryOptions): Registry
   get(host: string): Registry
   /** The registry for `host`, created open if unknown. */
@@ -50,6 +54,8 @@ export function registryHost(repository: string): string {
   const first = repository.split('/')[0]
   return repository.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost') ? first : 'docker.io'
 }
+
+const AUTH_NAMES: Record<RegistryAuth['kind'], string> = { open: 'open', basic: 'basic auth', token: 'token auth' }
 
 export function createRegistries(): Registries {
   const byHost = new Map<string, { host: string; auth: RegistryAuth; blobs: Set<string>; tags: PushedTag[] }>()
@@ -68,10 +74,21 @@ export function createRegistries(): Registries {
   const api: Registries = {
     add(host, options = {}) {
       if (!/^[a-zA-Z0-9.-]+(:\d+)?$/.test(host)) throw new InvalidInputError(`Invalid registry host "${host}": expected host or host:port, e.g. "localhost:5000".`)
+      const known = byHost.get(host)
+      if (known) {
+        const n = known.tags.length
+        throw new ConflictError(
+          `A registry at "${host}" already exists (${AUTH_NAMES[known.auth.kind]}, ${n} pushed tag${n === 1 ? '' : 's'}); each host is added once, since adding it again would drop its credentials and tags. ` +
+            'Add every registry before anything pushes to it, or reset the fake (fake.reset(), POST /_dockside/reset) to start over.',
+        )
+      }
       let auth: RegistryAuth = { kind: 'open' }
-      if (options.token !== undefined) auth = { kind: 'token', token: options.token }
-      else if (options.username !== undefined || options.password !== undefined) {
-        if (!options.username || options.password === undefined) throw new InvalidInputError(`Registry "${host}" needs both "username" and "password" (or a "token").`)
+      // Empty secrets could never be matched (a login drops empty fields), so they are refused as the schema does.
+      if (options.token !== undefined) {
+        if (!options.token) throw new InvalidInputError(`Registry "${host}" needs a non-empty "token".`)
+        auth = { kind: 'token', token: options.token }
+      } else if (options.username !== undefined || options.password !== undefined) {
+        if (!options.username || !options.password) throw new InvalidInputError(`Registry "${host}" needs both "username" and "password" (or a "token"), neither empty.`)
         auth = { kind: 'basic', username: options.username, password: options.password }
       }
       const r = { host, auth, blobs: new Set<string>(), tags: [] as PushedTag[] }

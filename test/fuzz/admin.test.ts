@@ -2,7 +2,7 @@
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Dockside } from '../../src/index'
-import { anyJson, checkAnswer, checkUpgrade, expectStillServes, fuzzParams, oddString, seededFake, testTimeout, veryDeepText, WAYS, type FuzzWay } from '../support/fuzz-kit'
+import { anyJson, checkAnswer, checkUpgrade, expectStillServes, fuzzParams, KNOWN, oddString, SECRETS, seededFake, testTimeout, veryDeepText, WAYS, type FuzzWay } from '../support/fuzz-kit'
 
 const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 })
 const duration = fc.oneof(fc.constantFrom('1s', '250ms', '1h30m', '0', 0, 100, '1d', '5x', '-1s', -1, 1e308, '1e308', Number.MAX_SAFE_INTEGER), printable)
@@ -33,8 +33,8 @@ const BODY_ROUTES: Record<string, { path: string; fields: Record<string, fc.Arbi
     fields: {
       host: fc.constantFrom('localhost:5009', 'registry.example.com', 'localhost:5000', 'bad host', 'localhost:99999'),
       username: fc.constantFrom('bob', ''),
-      password: fc.constantFrom('pw', ''),
-      token: fc.constantFrom('tok', ''),
+      password: fc.constantFrom('pw', '', SECRETS.password),
+      token: fc.constantFrom('tok', '', SECRETS.token),
     },
   },
   faults: {
@@ -99,6 +99,8 @@ const bodyText = (route: string): fc.Arbitrary<string> => {
   const json = bodyFor(fields).map((v) => JSON.stringify(v) ?? '')
   const variants: { weight: number; arbitrary: fc.Arbitrary<string> }[] = [
     { weight: 8, arbitrary: json },
+    // Cut short, so not JSON: such a body (a registry password in it) used to be echoed in the 400.
+    { weight: 1, arbitrary: json.filter((t) => t.length > 1).map((t) => t.slice(0, -1)) },
     { weight: 1, arbitrary: printable },
     { weight: 1, arbitrary: veryDeepText() },
   ]
@@ -114,6 +116,8 @@ const bodyText = (route: string): fc.Arbitrary<string> => {
     variants.push({ weight: 12, arbitrary: nearRule.map((r) => JSON.stringify(r)) })
     variants.push({ weight: 4, arbitrary: fc.array(fc.oneof(nearRule, bodyFor(fields)), { maxLength: 4 }).map((rules) => JSON.stringify({ rules })) })
   }
+  // A seeded host added again: it used to replace the registry (open now, its credentials and tags gone).
+  if (route === 'registries') variants.push({ weight: 1, arbitrary: fc.constantFrom({ host: KNOWN.registry }, { host: 'localhost:5001', username: 'bob', password: 'pw' }).map((b) => JSON.stringify(b)) })
   if (route === 'rate-limit') variants.push({ weight: 2, arbitrary: fc.array(bodyFor(fields), { maxLength: 3 }).map((l) => JSON.stringify(l)) })
   return fc.oneof(...variants)
 }
@@ -132,6 +136,25 @@ const keysOf = (text: string): string[] => {
 
 const READ_ROUTES = ['state', 'faults', 'faults/pending', 'rate-limit']
 
+/** What an admin body can change, read through the admin API (an `auto` clock's time aside, which runs with the wall clock). */
+async function adminState(way: FuzzWay) {
+  const { clock, ...rest } = JSON.parse((await way.request('/_dockside/state')).body) as { clock: { mode: string; now: string; pending: number }; registries: unknown[] }
+  const rateLimit = JSON.parse((await way.request('/_dockside/rate-limit')).body) as unknown
+  return { ...rest, clock: clock.mode === 'auto' ? clock.pending : clock, rateLimit }
+}
+
+/** `POST /auth` bodies (docker login): right-looking AuthConfigs with the seeded password, other JSON, and text cut short. */
+const authBody: fc.Arbitrary<string> = (() => {
+  const fields = {
+    username: fc.constantFrom(KNOWN.username, 'mallory', ''),
+    password: fc.constantFrom(SECRETS.password, `${SECRETS.password}x`, ''),
+    serveraddress: fc.constantFrom(KNOWN.registry, 'localhost:5001', 'https://index.docker.io/v1/', '', 'unknown.example:1'),
+    auth: fc.constantFrom(Buffer.from(`${KNOWN.username}:${SECRETS.password}`).toString('base64'), 'not base64!'),
+  }
+  const json = fc.oneof({ weight: 4, arbitrary: bodyFor(fields) }, { weight: 1, arbitrary: fc.constantFrom([SECRETS.password], SECRETS.password, null, 5) }).map((v) => JSON.stringify(v) ?? '')
+  return fc.oneof({ weight: 3, arbitrary: json }, { weight: 2, arbitrary: json.filter((t) => t.length > 1).map((t) => t.slice(0, -1)) }, { weight: 1, arbitrary: printable.map((t) => `${SECRETS.password}${t}`) })
+})()
+
 /** After an accepted body: every read route still answers 200 JSON, and an events websocket a sane answer. */
 async function expectConsequencesSane(fake: Dockside, way: FuzzWay, what: string) {
   for (const r of READ_ROUTES) {
@@ -148,7 +171,11 @@ async function expectConsequencesSane(fake: Dockside, way: FuzzWay, what: string
     // An injected reply may be a 5xx; an internal error never is.
     allow5xx: (status, message) => rules.some((r) => r.reply === status || r.refuse !== undefined) && !/^internal error/i.test(message ?? ''),
   })
-  if (p.status === 101) p.close(1000)
+  if (p.status === 101) {
+    // Closed before the next input, so that its socket and timers are gone from the state the next one compares.
+    p.close(1000)
+    await p.closed
+  }
 }
 
 for (const w of WAYS) {
@@ -172,9 +199,16 @@ for (const w of WAYS) {
           fc.asyncProperty(bodyText(route), fc.constantFrom('application/json', 'text/plain', ''), async (body, type) => {
             const what = `POST ${path} ${body.length > 300 ? `${body.slice(0, 150)}…(${body.length} chars)` : body} (${way.name})`
             try {
+              const before = await adminState(way)
               const a = await way.request(path, { method: 'POST', body, headers: type ? { 'content-type': type } : {} })
-              checkAnswer(a, { what, fields: [...Object.keys(fields), ...keysOf(body), 'body', 'JSON', 'rules', 'list'] })
-              if (a.status < 300) await expectConsequencesSane(fake, way, what)
+              checkAnswer(a, { what, fields: [...Object.keys(fields), ...keysOf(body), 'body', 'JSON', 'rules', 'list', 'registry'] })
+              if (a.status < 300) {
+                await expectConsequencesSane(fake, way, what)
+                // A registry added never replaces a known one (the seeded basic-auth registry once became open).
+                if (route === 'registries') expect((await adminState(way)).registries.slice(0, before.registries.length), `${what} replaced a known registry`).toEqual(before.registries)
+              }
+              // All or nothing: a refused body (a fault batch with one bad rule, a registry already known) changed nothing.
+              else expect(await adminState(way), `${what} was refused but changed the fake`).toEqual(before)
             } finally {
               fake.faults.clear()
               fake.rateLimit.set(undefined)
@@ -185,6 +219,19 @@ for (const w of WAYS) {
         await expectStillServes(fake, way)
       })
     }
+
+    it('POST /auth: any body gets 200, 401 or a JSON 400 naming what was wrong, never the password sent', { timeout: testTimeout(60) }, async () => {
+      await fc.assert(
+        fc.asyncProperty(authBody, async (body) => {
+          const what = `POST /auth ${body} (${way.name})`
+          const a = await way.request('/auth', { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+          checkAnswer(a, { what, fields: ['body', 'JSON', 'AuthConfig'] })
+          expect([200, 400, 401], what).toContain(a.status)
+        }),
+        fuzzParams(60),
+      )
+      await expectStillServes(fake, way)
+    })
 
     it('a body over 1 MiB is refused with a JSON 413', { timeout: testTimeout(4) }, async () => {
       await fc.assert(

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import { DocksideError } from '../../src/service/errors'
 import { validateScenario } from '../../src/scenario/load'
-import { anyJson, checkAnswer, expectStillServes, fuzzParams, oddString, REQUEST_TIMEOUT_MS, seededFake, testTimeout, WAYS, type FuzzWay } from '../support/fuzz-kit'
+import { anyJson, checkAnswer, expectStillServes, fuzzParams, oddString, REQUEST_TIMEOUT_MS, SECRET_VALUES, SECRETS, seededFake, testTimeout, WAYS, type FuzzWay } from '../support/fuzz-kit'
 
 const duration = fc.oneof(fc.constantFrom('1s', '250ms', '1h30m', '0', 0, 100, '1d', '5x', '-1s', -1, 1e308, '1e308', 0.5, '10ms'), fc.string({ maxLength: 6 }))
 /** Right-looking value or anything. */
@@ -54,7 +54,11 @@ const scenario = fc.oneof(
   {
     weight: 8,
     arbitrary: rec({
-      registries: fc.array(rec({ host: fc.constantFrom('localhost:5000', 'localhost:5009', 'bad host'), username: fc.constant('u'), password: fc.constant('p'), token: fc.constant('t') }), { maxLength: 3 }),
+      // localhost:5000 is in the seeded fake (a run-time scenario may not add it again); empty secrets are refused; the seeded secrets may appear (never in an answer).
+      registries: fc.array(
+        rec({ host: fc.constantFrom('localhost:5000', 'localhost:5009', 'localhost:5010', 'bad host'), username: fc.constantFrom('u', ''), password: fc.constantFrom('p', '', SECRETS.password), token: fc.constantFrom('t', '', SECRETS.token) }),
+        { maxLength: 3 },
+      ),
       images: fc.array(rec({ name: fc.constantFrom('nginx:1.27', 'localhost:5009/a', 'UPPER'), tags: fc.array(fc.constantFrom('1', '-x'), { maxLength: 2 }), layers: fc.oneof(fc.integer({ min: -1, max: 200 }), fc.array(fc.integer({ min: -1, max: 1e9 }), { maxLength: 3 })) }), { maxLength: 3 }),
       containers: fc.array(rec({ name: fc.constantFrom('web', 'c1', 'c1', 'bad name'), image: fc.constantFrom('nginx:1.27', ''), labels: fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }), running: fc.boolean() }), { maxLength: 3 }),
       faults: fc.array(fault, { maxLength: 3 }),
@@ -82,6 +86,15 @@ const scenario = fc.oneof(
       regs ? { registries: [{ host }, { host, username: 'u', password: 'p' }] } : { containers: [{ name, image: 'nginx:1.27' }, { name, image: 'redis:7' }] },
     ),
   },
+  // A registry the schema passes but the model refused (an empty secret) after sections that apply: all of it used to stay.
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Record<string, string>>({ username: '', password: SECRETS.password }, { username: 'u', password: '' }, { token: '' }).map((bad) => ({
+      containers: [{ name: 'c1', image: 'nginx:1.27' }],
+      registries: [{ host: 'localhost:5009' }, { host: 'localhost:5010', ...bad }],
+      rateLimit: { route: 'events', limit: 1, window: '1s' },
+    })),
+  },
   { weight: 1, arbitrary: anyJson() },
 )
 /** The serve-only fields, which POST /_dockside/scenario and fake.apply refuse: dropped for those. */
@@ -94,13 +107,27 @@ const bounded = <T>(what: string, p: Promise<T>) =>
 
 const STACK = /\n\s+at |\bsrc\/[\w/-]+\.[tj]s|node:internal/
 
-/** A refusal must be a DocksideError (ScenarioError, InvalidInputError...) with a message, never a TypeError or a crash. */
+/** A refusal must be a DocksideError (ScenarioError, InvalidInputError...) with a message, never a TypeError or a crash, and no secret. */
 function expectCleanRefusal(error: unknown, what: string) {
   expect(error, `${what} threw ${String(error)}`).toBeInstanceOf(DocksideError)
   const message = (error as Error).message
   expect(message.trim(), `${what}: empty message`).not.toBe('')
   expect(message, `${what}: stack trace in the message`).not.toMatch(STACK)
+  for (const secret of SECRET_VALUES) expect(message.includes(secret), `${what}: secret ${secret} in the message`).toBe(false)
 }
+
+/** Everything a scenario can change in a fake, read through the library: a refused one must leave it exactly as it was. */
+const snapshot = (fake: Dockside) =>
+  JSON.stringify({
+    containers: fake.containers.list().map((c) => [c.id, c.name, c.image, c.labels, c.state, c.exitCode]),
+    images: fake.images.list().map((i) => [i.repository, i.tag, i.image.id]),
+    registries: fake.registries.list().map((r) => [r.host, r.auth, r.tags, [...r.blobs]]),
+    faults: fake.faults.list().map((f) => f.rule),
+    rateLimit: fake.rateLimit.get(),
+    // An `auto` clock runs with the wall clock: only its pending timers are compared.
+    clock: [fake.clock.mode === 'auto' ? 'auto' : fake.clock.now(), fake.clock.pending],
+    events: fake.events.events.length,
+  })
 
 describe('fuzz: scenario format (library)', () => {
   it('validate accepts only what serve accepts: validateScenario then createDockside, both clean', { timeout: testTimeout(150) }, async () => {
@@ -143,10 +170,13 @@ describe('fuzz: scenario format (library)', () => {
         const fake = seededFake({ clock: 'virtual' })
         const what = `fake.apply(${JSON.stringify(runtimePart(s))?.slice(0, 400)}, { from: '${from}' })`
         try {
+          const before = snapshot(fake)
           try {
             await bounded(what, fake.apply(runtimePart(s), { from }))
           } catch (error) {
             expectCleanRefusal(error, what)
+            // All or nothing: a refused scenario changed nothing (registries, rate limits and timers included).
+            expect(snapshot(fake), `${what} was refused but changed the fake`).toBe(before)
             return
           }
           await bounded(`advancing the clock 1 min after ${what}`, fake.clock.advance('1m'))
@@ -174,13 +204,22 @@ for (const w of WAYS) {
 
     it('any scenario body: applied, or a JSON 4xx naming the field; reset brings the fake back', { timeout: testTimeout(60) }, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.oneof({ weight: 4, arbitrary: scenario.map(runtimePart) }, { weight: 1, arbitrary: scenario }), fc.constantFrom('', '?from=now', '?from=start', '?from=x'), async (s, query) => {
-          const body = JSON.stringify(s) ?? ''
+        fc.asyncProperty(fc.oneof({ weight: 4, arbitrary: scenario.map(runtimePart) }, { weight: 1, arbitrary: scenario }), fc.constantFrom('', '?from=now', '?from=start', '?from=x'), fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), async (s, query, cut) => {
+          // Now and then cut short: a body that is not JSON (and may hold a registry password) is never echoed.
+          const json = JSON.stringify(s) ?? ''
+          const body = cut ? json.slice(0, -1) : json
           const path = `/_dockside/scenario${query}`
           const what = `POST ${path} ${body.slice(0, 400)} (${way.name})`
+          const state = async () => {
+            const { clock, ...rest } = JSON.parse((await way.request('/_dockside/state')).body) as { clock: { pending: number } }
+            return { ...rest, pending: clock.pending, rateLimit: JSON.parse((await way.request('/_dockside/rate-limit')).body) as unknown }
+          }
+          const before = [await state(), snapshot(fake)]
           const a = await way.request(path, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
           const keys = s !== null && typeof s === 'object' ? Object.keys(s) : []
           checkAnswer(a, { what, fields: [...keys, 'scenario', 'body', 'JSON', 'from', '/'] })
+          // All or nothing: after a refusal, GET /_dockside/state, the rate limits and the pending timers are as they were.
+          if (a.status >= 400) expect([await state(), snapshot(fake)], `${what} was refused but changed the fake`).toEqual(before)
           const reset = await way.request('/_dockside/reset', { method: 'POST' })
           checkAnswer(reset, { what: `POST /_dockside/reset after ${what}` })
           expect(reset.status).toBe(200)

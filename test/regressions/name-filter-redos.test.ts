@@ -73,3 +73,24 @@ for (const way of ways) {
     })
   })
 }
+
+for (const way of ways) {
+  it(`${way.name}: GET /images/json reference globs match in linear time too`, async () => {
+    const fake = createDockside({ seed: 1 })
+    fakes.push(fake)
+    fake.images.add(`${'a'.repeat(100)}b`, { tags: ['1'], layers: 1 })
+    fake.images.add('nginx', { tags: ['1.27'], layers: 1 })
+    const url = await way.start(fake)
+    const refs = async (reference: string[]) => {
+      const res = await fetch(`${url}/images/json?filters=${encodeURIComponent(JSON.stringify({ reference }))}`)
+      expect(res.status).toBe(200)
+      return ((await res.json()) as { RepoTags: string[] }[]).flatMap((i) => i.RepoTags)
+    }
+    const t0 = performance.now()
+    // As a backtracking RegExp, 8 stars against 101 characters took minutes.
+    expect(await refs([`${'*a'.repeat(8)}c`])).toEqual([])
+    expect(performance.now() - t0).toBeLessThan(1000)
+    expect(await refs(['ngin*'])).toEqual(['nginx:1.27'])
+    expect(await refs(['nginx:1.*'])).toEqual(['nginx:1.27'])
+  })
+}

@@ -3,6 +3,7 @@ import { InvalidFilterError, InvalidInputError } from '../service/errors'
 import { parseFilterArgs } from '../service/filters'
 import type { Service } from '../service/service'
 import { familiarName } from './docker-images'
+import { compileGoRegexp, GoRegexpSyntaxError, GoRegexpTooLargeError, type GoRegexp } from './go-regexp'
 import { json, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
@@ -95,13 +96,19 @@ const PORT = /^\d{1,5}(?:-\d{1,5})?(?:\/(?:tcp|udp|sctp))?$/
 /** Docker's httputils.BoolValue: anything but "", "0", "no", "false", "none" (any case) is true. */
 const boolValue = (v: string | undefined) => v !== undefined && !['', '0', 'no', 'false', 'none'].includes(v.trim().toLowerCase())
 
-/** Go's regexp.MatchString as `filters.Args.Match` uses it: a pattern that does not compile matches nothing. */
-function regexp(pattern: string): RegExp | undefined {
+/**
+ * Docker's `filters.Args.Match`: the value itself, else Go's regexp.MatchString, where a pattern that does not compile
+ * matches nothing. Matched by a linear-time engine (go-regexp.ts), never JavaScript's backtracking RegExp.
+ */
+function nameMatcher(pattern: string): (name: string) => boolean {
+  let re: GoRegexp | undefined
   try {
-    return new RegExp(pattern)
-  } catch {
-    return undefined
+    re = compileGoRegexp(pattern)
+  } catch (error) {
+    if (error instanceof GoRegexpTooLargeError) throw invalid('name', pattern, `: the pattern ${error.message}; the fake matches names in linear time and refuses patterns larger than that (shorten the pattern or lower its repeat counts).`)
+    if (!(error instanceof GoRegexpSyntaxError)) throw error
   }
+  return (name) => pattern === name || re?.test(name) === true
 }
 
 const invalid = (name: string, value?: string, why = '') => new InvalidFilterError(`invalid filter '${name}${value === undefined ? '' : `=${value}`}'${why}`)
@@ -166,11 +173,11 @@ function listContainers(svc: Service, target: Target) {
           return hits.length === 1 ? hits : []
         }))
       : undefined
-    const patterns = (f.name ?? []).map(regexp)
+    const patterns = (f.name ?? []).map(nameMatcher)
     candidates = ordered.filter((c) => {
       if (byId && !byId.has(c)) return false
       if (!f.name) return true
-      return patterns.some((p) => p !== undefined && (p.test(`/${c.name}`) || p.test(c.name)))
+      return patterns.some((match) => match(`/${c.name}`) || match(c.name))
     })
   }
   const ancestors = f.ancestor ? new Set(f.ancestor.map((a) => svc.images.resolve(familiarName(a))?.id).filter((id) => id !== undefined)) : undefined

@@ -7,7 +7,7 @@ import { errorResponse, jsonError, type Target } from './http'
 import { BACKLOG_CLOSE_CODE, backlogReason, EVENTS_MAX_MESSAGE, resolveLimits, type ProtocolLimits } from './limits'
 import type { ProtoRequest, SocketSink, UpgradeResult } from './types'
 import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, nextSocketId, admit, paced } from './events-common'
-import { createHub, type LiveSocket } from './socket-hub'
+import { clampCloseReason, createHub, type LiveSocket } from './socket-hub'
 
 /** `GET /events/ws`: refuse before the upgrade, or accept and stream frames. */
 export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, target: Target, limits: ProtocolLimits = resolveLimits()): Promise<UpgradeResult> {
@@ -44,14 +44,17 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
         for (const t of timers) t.cancel()
         hub.delete(live)
       }
-      /** `wire` is the reason the close frame carries when it differs from the one journaled and reported. */
+      /**
+       * `wire` is the reason the close frame carries when it differs from the one journaled and reported; it is cut to
+       * the 123 bytes a close frame holds (the journal and the report keep the whole reason).
+       */
       const end = (how: 'server' | 'drop', code: number, reason: string, wire = reason) => {
         if (closed) return
         cleanup()
         svc.journal.record('ws.close', { socket: id, client: key, by: how, code: how === 'drop' ? 1006 : code, reason, sent, openFor: svc.clock.now() - openedAt })
         svc.deliveries.closed(key, id, how, how === 'drop' ? 1006 : code, reason)
         if (how === 'drop') sink.drop()
-        else sink.close(code, wire)
+        else sink.close(code, clampCloseReason(wire))
       }
       const live: LiveSocket = {
         id,

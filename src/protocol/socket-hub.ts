@@ -16,6 +16,28 @@ export interface LiveSocket {
   drop(): void
 }
 
+/** RFC 6455 §5.5: a close frame's reason fits in 123 bytes of UTF-8. */
+export const MAX_CLOSE_REASON_BYTES = 123
+
+/**
+ * `reason` cut to at most 123 UTF-8 bytes on a character boundary, ending in `…` when cut. Every close the protocol
+ * sends goes through it: a reason built from input (`maxConnectionAge: '1s'.repeat(70)`) made `ws.close` throw.
+ */
+export function clampCloseReason(reason: string): string {
+  let bytes = 0
+  let end = 0
+  let fits = 0
+  for (const ch of reason) {
+    const cp = ch.codePointAt(0)!
+    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4
+    if (bytes > MAX_CLOSE_REASON_BYTES) return `${reason.slice(0, fits)}…`
+    end += ch.length
+    // Where the cut goes if one is needed: room left for the 3-byte ellipsis.
+    if (bytes <= MAX_CLOSE_REASON_BYTES - 3) fits = end
+  }
+  return reason
+}
+
 /** The set of live events sockets of one service. */
 export interface SocketHub {
   readonly sockets: ReadonlySet<LiveSocket>

@@ -1,6 +1,6 @@
 import { createFaultPlan, type FaultPlan, type SchemaCheck } from '../faults/plan'
 import { createRateLimiter, type RateLimitConfig, type RateLimiter } from '../faults/rate-limit'
-import { createClock, type Clock, type ClockOptions, type HostTimers } from '../time/clock'
+import { createClock, type Clock, type ClockLoop, type ClockOptions, type HostTimers } from '../time/clock'
 import { toMs, type Duration } from '../time/duration'
 import { createContainers, type Containers } from './containers'
 import { createDeliveryTracker, type DeliveryTracker } from './delivery'
@@ -51,7 +51,12 @@ export interface Service {
 export function createService(options: ServiceOptions = {}, host?: HostTimers, check: SchemaCheck = () => {}): Service {
   const seed = options.seed ?? 1
   const clockOptions: ClockOptions = typeof options.clock === 'object' ? { ...options.clock } : { mode: options.clock ?? 'virtual' }
-  const clock = createClock({ ...clockOptions, host: clockOptions.host ?? host })
+  // A chain of zero-delay timers the auto or real clock stopped is journaled (the clock itself knows no journal).
+  const onLoop = (loop: ClockLoop) => {
+    journal.record('clock.loop', { at: new Date(loop.at).toISOString(), fired: loop.fired })
+    clockOptions.onLoop?.(loop)
+  }
+  const clock = createClock({ ...clockOptions, host: clockOptions.host ?? host, onLoop })
   const random = createRandom(seed)
   const journal = createJournal(() => clock.now())
   const log = createEventLog(clock, { retain: options.retainEvents, retainForMs: options.retainEventsFor === undefined ? undefined : toMs(options.retainEventsFor, 'retainEventsFor') })

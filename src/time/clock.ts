@@ -27,11 +27,26 @@ export interface ClockOptions {
   /**
    * How many timers scheduled during one `runAll()` (or at one instant of an `advance()`) may fire before it fails
    * loudly: work that reschedules itself with no delay. Timers already pending when the call began do not count.
-   * @default 10000
+   * The `auto` and `real` clocks, which fire from host callbacks and so cannot throw, stop such a chain instead
+   * (see `onLoop`). @default 10000
    */
   loopLimit?: number
   /** Host timers for `real` and `auto` modes. */
   host?: HostTimers
+  /**
+   * Called once when the `auto` or `real` clock stops a chain of timers that scheduled one another with no delay,
+   * after `loopLimit` of them fired: `at` is the clock time the chain began at, `fired` how many fired. The timers
+   * of the chain still due are dropped, so the chain ends; other timers and the host's I/O carry on.
+   */
+  onLoop?: (loop: ClockLoop) => void
+}
+
+/** A chain of zero-delay timers the host-driven clock stopped (see {@link ClockOptions.onLoop}). */
+export interface ClockLoop {
+  /** Clock time (epoch ms) of the timer that began the chain. */
+  at: number
+  /** Timers of the chain that fired before it was stopped. */
+  fired: number
 }
 
 export interface TimerHandle {
@@ -50,6 +65,15 @@ interface Timer {
   kind: TimerKind
   fn: () => void
   cancelled: boolean
+  /** Set on a timer scheduled with no delay while another fired: the chain both belong to. */
+  chain?: Chain
+}
+
+/** Timers that scheduled one another with no delay, counted for the host-driven clock's loop limit. */
+interface Chain {
+  at: number
+  fired: number
+  stopped: boolean
 }
 
 /** The clock every delay in dockside goes through. */
@@ -163,21 +187,48 @@ export function createClock(options: ClockOptions = {}): Clock {
     return undefined
   }
 
+  /** The timer whose callback is running: what it schedules with no delay joins its chain. */
+  let firing: Timer | undefined
   const fire = (t: Timer) => {
     if (t.at > current) current = t.at
-    t.fn()
+    const outer = firing
+    firing = t
+    try {
+      t.fn()
+    } finally {
+      firing = outer
+    }
+  }
+
+  /**
+   * Host-driven modes: whether `t` may fire. A chain of timers that schedule one another with no delay stops after
+   * `loopLimit` of them: its next timer is dropped (so nothing reschedules it) and `onLoop` is told once.
+   */
+  const chainAllows = (t: Timer): boolean => {
+    const c = t.chain
+    if (!c) return true
+    if (c.fired < loopLimit) {
+      c.fired++
+      return true
+    }
+    if (!c.stopped) {
+      c.stopped = true
+      options.onLoop?.({ at: c.at, fired: c.fired })
+    }
+    return false
   }
 
   /**
    * Fires what is due up to `target` from a host callback (host-driven modes), for at most {@link SLICE_MS} of wall
    * time: returns false when it stopped with work left, and the caller continues on the next host turn. It never
    * throws for the number of timers (a host callback that throws would end the process): thousands of timers due at
-   * once, or work that reschedules itself with no delay, run in slices while the host keeps serving.
+   * once run in slices while the host keeps serving, and work that reschedules itself with no delay is stopped after
+   * `loopLimit` timers and reported through `onLoop`.
    */
   const fireDueSync = (target: number): boolean => {
     const started = host!.now()
     for (let t = popDue(target); t; t = popDue(target)) {
-      fire(t)
+      if (chainAllows(t)) fire(t)
       if (host!.now() - started >= SLICE_MS) return false
     }
     return true
@@ -293,6 +344,7 @@ export function createClock(options: ClockOptions = {}): Clock {
       // A finite number of milliseconds is taken as is (a far `until` may be more than the 100 years a user may type).
       const ms = typeof delay === 'number' && delay >= 0 && delay < Infinity ? delay : toMs(delay)
       const t: Timer = { at: syncNow() + ms, seq: seq++, kind, fn, cancelled: false }
+      if (ms === 0 && firing) t.chain = firing.chain ??= { at: firing.at, fired: 0, stopped: false }
       if (kind === 'wait') waits++
       insert(t)
       armHost()

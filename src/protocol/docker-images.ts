@@ -96,7 +96,7 @@ function referenceFilter(raw: string | undefined): (repository: string, tag: str
     try {
       return compileGoRegexp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`)
     } catch {
-      throw new InvalidInputError(`Invalid "filters" reference ${JSON.stringify(p)}: a pattern of at most ${GO_REGEXP_MAX_STATES} characters is expected, e.g. {"reference":{"nginx:*":true}}.`)
+      throw new InvalidInputError(`Invalid "filters" reference ${JSON.stringify(p.slice(0, 120))}: a pattern that compiles to at most ${GO_REGEXP_MAX_STATES} instructions is expected, e.g. {"reference":{"nginx:*":true}}.`)
     }
   }
   const patterns = values.map((v) => {

@@ -1,3 +1,4 @@
+import { loadGoRegexp } from './go-regexp'
 import { authConfigFrom, authorize } from '../service/auth'
 import type { Service } from '../service/service'
 import { handleContainers } from './docker-containers'
@@ -227,6 +228,8 @@ async function login(svc: Service, req: ProtoRequest): Promise<ProtoResponse> {
  */
 export async function handleDocker(svc: Service, req: ProtoRequest, target: Target): Promise<ProtoResponse | undefined> {
   const { path } = target
+  // Name and reference filters are Go regexps; their engine is loaded on the first list that has filters.
+  if ((path === '/containers/json' || path === '/images/json') && target.query.has('filters')) await loadGoRegexp()
   if (path === '/_ping' && (req.method === 'GET' || req.method === 'HEAD')) {
     const res = text(200, 'OK', { ...versionHeaders, 'cache-control': 'no-cache, no-store, must-revalidate', pragma: 'no-cache' })
     return req.method === 'HEAD' ? { ...res, body: undefined } : res

@@ -58,7 +58,7 @@ export interface DeliveryReport {
   client: string
   /**
    * Events the client should have seen: matching its filters, from its first connect (or first refusal, or earlier
-   * `since`) until the report is read, or until its own last close when it said goodbye with a close frame;
+   * `since`) until the report is read, except the stretches from its own close (a close frame) to its next attempt;
    * among the events the log still retains (`retainEvents`, `retainEventsFor`): the report covers that window.
    */
   expected: number
@@ -78,7 +78,11 @@ export interface DeliveryReport {
   gaps: DeliveryGap[]
   /** Its reconnect timeline, the last {@link DELIVERY_LIMITS}`.timeline` lines. */
   timeline: TimelineEntry[]
-  /** How many of the oldest connections, refusals and timeline lines were dropped to keep memory bounded. */
+  /**
+   * How many of the oldest connections, refusals and timeline lines were dropped to keep memory bounded. With
+   * connections dropped, the report covers the window of the kept history: owed from the oldest kept connection's
+   * opening (and its `since`); the stretches of dropped connections are not counted.
+   */
   omitted: { connections: number; refusals: number; timeline: number }
 }
 

@@ -146,10 +146,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       svc.rateLimit.set(undefined)
       return json(200, [])
     case 'GET deliveries':
-      return json(200, svc.deliveries.clients().map((c) => {
-        const r = svc.deliveries.report(c)
-        return { client: c, expected: r.expected, delivered: r.delivered, missed: r.missed.length, duplicates: r.duplicates.length, connections: r.connections.length, refusals: r.refusals.length }
-      }))
+      return json(200, svc.deliveries.clients().map((c) => svc.deliveries.summary(c)))
     case 'GET deliveries/:ref':
       return json(200, svc.deliveries.report(ref))
     case 'POST sockets/drop':

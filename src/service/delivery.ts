@@ -58,7 +58,7 @@ export interface DeliveryReport {
   client: string
   /**
    * Events the client should have seen: matching its filters, from its first connect (or first refusal, or earlier
-   * `since`) until the report is read, or until its own last close when it said goodbye with a close frame;
+   * `since`) until the report is read, except the stretches from its own close (a close frame) to its next attempt;
    * among the events the log still retains (`retainEvents`, `retainEventsFor`): the report covers that window.
    */
   expected: number
@@ -78,8 +78,23 @@ export interface DeliveryReport {
   gaps: DeliveryGap[]
   /** Its reconnect timeline, the last {@link DELIVERY_LIMITS}`.timeline` lines. */
   timeline: TimelineEntry[]
-  /** How many of the oldest connections, refusals and timeline lines were dropped to keep memory bounded. */
+  /**
+   * How many of the oldest connections, refusals and timeline lines were dropped to keep memory bounded. With
+   * connections dropped, the report covers the window of the kept history: owed from the oldest kept connection's
+   * opening (and its `since`); the stretches of dropped connections are not counted.
+   */
   omitted: { connections: number; refusals: number; timeline: number }
+}
+
+/** A report's counts, as `GET /_dockside/deliveries` lists them per client. */
+export interface DeliverySummary {
+  client: string
+  expected: number
+  delivered: number
+  missed: number
+  duplicates: number
+  connections: number
+  refusals: number
 }
 
 /** How much delivery history the fake keeps (oldest dropped first, counted in the report's `omitted`). */
@@ -100,6 +115,9 @@ class Recent<T> {
   #next = 0
   omitted = 0
   constructor(private readonly limit: number) {}
+  get length() {
+    return this.#items.length
+  }
   push(item: T) {
     if (this.#items.length < this.limit) return void this.#items.push(item)
     this.#items[this.#next] = item
@@ -111,11 +129,34 @@ class Recent<T> {
   }
 }
 
+/**
+ * A stretch without a connection, from the end of service (a close, a drop, a first refusal) on. After the client's
+ * own close (`clean`), it is owed nothing until its first attempt after that close (`back`); otherwise `back` is
+ * where the stretch began. Positions are log positions (the last seq at that moment) with their clock times.
+ */
+interface Away {
+  fromMs: number
+  fromSeq: number
+  clean: boolean
+  backMs?: number
+  backSeq?: number
+}
+
 /** A connection as tracked: with the clock times and the log positions (last seq) of its open and close. */
-type Connection = DeliveryConnection & { openMs: number; closeMs?: number; openSeq: number; closeSeq?: number }
+type Connection = DeliveryConnection & {
+  openMs: number
+  closeMs?: number
+  openSeq: number
+  closeSeq?: number
+  sinceNano?: bigint
+  /** The stretch without a connection that this one ended (none when another connection was open). */
+  away?: Away
+}
 
 interface Tracked {
   key: string
+  /** Order of first appearance (the tracked map is kept in order of activity). */
+  order: number
   filter: CompiledFilter
   /** Whether the client is owed anything yet: its first open, refusal or abandoned attempt. */
   started: boolean
@@ -144,10 +185,8 @@ interface Tracked {
    */
   pending: Map<AbortSignal, () => void>
   lastEndMs?: number
-  /** The log position (last seq) at that moment. */
-  lastEndSeq?: number
-  /** Whether the client is still owed events after its last end of service (false after its own clean close). */
-  owedAfterEnd: boolean
+  /** The stretch without a connection the client is in (undefined while connected, or before it started). */
+  away?: Away
 }
 
 /** Tracks each events client across reconnects: fed by the protocol, read by `fake.deliveries` and the admin API. */
@@ -171,6 +210,8 @@ export interface DeliveryTracker {
   clients(): string[]
   /** The report of one client (its id or key). */
   report(client: string): DeliveryReport
+  /** The counts of a client's report, without its lists: O(retained events + connections), for the summary of every client. */
+  summary(client: string): DeliverySummary
   /** Clients forgotten to stay within {@link DELIVERY_LIMITS}`.clients`. */
   readonly forgottenClients: number
 }
@@ -186,8 +227,12 @@ const MAINTAIN_EVERY = 1024
 
 export function createDeliveryTracker(deps: { log: EventLog; now: () => number; startedAt: number; limits?: Partial<typeof DELIVERY_LIMITS> }): DeliveryTracker {
   const limits = { ...DELIVERY_LIMITS, ...deps.limits }
+  /** In order of activity: a client moves to the end at each attempt and when it becomes idle, so the first idle one is the one idle the longest. */
   const tracked = new Map<string, Tracked>()
   let forgottenClients = 0
+  let arrivals = 0
+  /** The last forgotten keys (at most `limits.clients`), so that asking for one says it was forgotten. */
+  const forgotten = new Set<string>()
   const iso = (ms: number) => new Date(ms).toISOString()
   const ref = (e: ServiceEvent): EventRef => ({ seq: e.seq, action: e.action, container: e.name, timeNano: e.timeNano.toString(), time: iso(e.timeMs) })
   const note = (t: Tracked, kind: TimelineEntry['kind'], detail: string) => {
@@ -197,12 +242,21 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
   const get = (key: string) => {
     const t = tracked.get(key)
     if (!t) {
+      const hint = 'Give clients an id with the X-Dockside-Client header or the "client" query parameter.'
+      if (forgotten.has(key)) {
+        throw new NotFoundError(`Events client "${key}" was forgotten: the fake tracks at most ${limits.clients} clients, and forgets the one idle the longest (no open or pending connection) first; ${forgottenClients} client(s) were forgotten so far.`)
+      }
       const forgot = forgottenClients ? ` ${forgottenClients} idle client(s) were forgotten: the fake tracks at most ${limits.clients} clients.` : ''
-      throw new NotFoundError(`No events client "${key}". Known clients: ${[...tracked.keys()].map((k) => JSON.stringify(k)).join(', ') || '(none yet)'}.${forgot} Give clients an id with the X-Dockside-Client header or the "client" query parameter.`)
+      throw new NotFoundError(`No events client "${key}". Known clients: ${[...tracked.keys()].map((k) => JSON.stringify(k)).join(', ') || '(none yet)'}.${forgot} ${hint}`)
     }
     return t
   }
   const busy = (t: Tracked) => t.connected > 0 || t.pending.size > 0
+  /** Moves the client to the end of the activity order (O(1)). */
+  const touch = (t: Tracked) => {
+    tracked.delete(t.key)
+    tracked.set(t.key, t)
+  }
   /** The client is owed events from now on (its first open, refusal or abandoned attempt). */
   const start = (t: Tracked, now: number, since?: bigint) => {
     if (t.started) return
@@ -211,10 +265,24 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     t.startSeq = deps.log.lastSeq
     t.startNano = since
   }
-  const endOfService = (t: Tracked, now: number, owed: boolean) => {
+  /** Service ended and no connection is left: a stretch away begins (owed from its start unless `clean`). */
+  const leave = (t: Tracked, now: number, clean: boolean) => {
+    const seq = deps.log.lastSeq
+    t.away = clean ? { fromMs: now, fromSeq: seq, clean } : { fromMs: now, fromSeq: seq, clean, backMs: now, backSeq: seq }
+  }
+  /** The client is trying again: after its own close, what it is owed starts again here (its first attempt since). */
+  const comeBack = (t: Tracked, now: number) => {
+    if (t.away && t.away.backSeq === undefined) {
+      t.away.backMs = now
+      t.away.backSeq = deps.log.lastSeq
+    }
+  }
+  /** A refusal or an abandoned attempt: no service. Before the first connection, a stretch away begins. */
+  const unserved = (t: Tracked, now: number) => {
+    start(t, now)
+    comeBack(t, now)
+    if (!t.away && t.connected === 0) leave(t, now, false)
     t.lastEndMs = now
-    t.lastEndSeq = deps.log.lastSeq
-    t.owedAfterEnd = owed
   }
   /** Settles the attempt of `signal` (opened or refused), or else the oldest pending one. */
   const settle = (t: Tracked, signal: AbortSignal | undefined) => {
@@ -228,6 +296,8 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       if (tracked.size <= limits.clients) return
       if (key === keep || busy(t)) continue
       tracked.delete(key)
+      forgotten.add(key)
+      if (forgotten.size > limits.clients) forgotten.delete(forgotten.values().next().value!)
       forgottenClients++
     }
   }
@@ -235,12 +305,13 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
   // What a client was owed is computed from the event log when a report is asked for, so delivering an
   // event costs the tracker one array push per subscriber and nothing per tracked client.
   const maintain = (t: Tracked) => {
-    const events = deps.log.events
-    const oldest = events[0]?.seq ?? deps.log.lastSeq + 1
+    // The oldest retained seq, without copying the log (this runs every MAINTAIN_EVERY sends of every subscriber).
+    const oldest = deps.log.oldestSeq
+    const retained = deps.log.lastSeq - oldest + 1
     // Sends of events the log dropped are skipped at the front (each is passed once: amortised O(1)).
     while (t.head < t.sent.length && t.sent[t.head] < oldest) t.head++
     const live = t.sent.length - t.head
-    if (live > 2 * events.length + MAINTAIN_EVERY) {
+    if (live > 2 * retained + MAINTAIN_EVERY) {
       // More sends than retained events: replays sent events again. Fold them into counts (at most one per retained event).
       for (let i = t.head; i < t.sent.length; i++) {
         const seq = t.sent[i]
@@ -248,11 +319,78 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       }
       t.sent = []
       t.head = 0
-      if (t.counts.size > events.length + MAINTAIN_EVERY) for (const seq of t.counts.keys()) if (seq < oldest) t.counts.delete(seq)
+      if (t.counts.size > retained + MAINTAIN_EVERY) for (const seq of t.counts.keys()) if (seq < oldest) t.counts.delete(seq)
     } else if (t.head > MAINTAIN_EVERY && t.head * 2 > t.sent.length) {
       t.sent = t.sent.slice(t.head)
       t.head = 0
     }
+  }
+
+  /**
+   * What the client was owed and sent, among the retained events: one walk over the events and the client's stretches
+   * away together, both in log order, so a report costs O(retained events + connections).
+   */
+  const tally = (t: Tracked) => {
+    const now = deps.now()
+    maintain(t)
+    const retained = deps.log.events
+    // The report covers the events the log still retains, as `expected` can only know those: sends of older
+    // events are left out, so `delivered` never exceeds `expected`.
+    const oldestSeq = retained[0]?.seq ?? deps.log.lastSeq + 1
+    const times = new Uint32Array(retained.length)
+    for (const [seq, n] of t.counts) if (seq >= oldestSeq) times[seq - oldestSeq] += n
+    for (let i = t.head; i < t.sent.length; i++) {
+      const at = t.sent[i] - oldestSeq
+      if (at >= 0) times[at]++
+    }
+    const connections = t.connections.toArray()
+    // With older connections dropped, the report covers the window of the kept history: owed from the oldest kept
+    // connection's opening (and its `since`), so the stretches of dropped connections never come back as missed.
+    const windowed = t.connections.omitted > 0 && connections.length > 0
+    const startSeq = windowed ? connections[0].openSeq : t.startSeq
+    const startNano = windowed ? connections[0].sinceNano : t.startNano
+    // Stretches without a connection, in log order. The part that began with the client's own close (a close frame)
+    // and ran until its next attempt is not owed: the client chose to be away, and a report read later must not change
+    // its mind about it. Only what the returning connection's `since` asks to replay is owed again. The rest is a gap.
+    const excused: { after: number; through: number; since: bigint | undefined }[] = []
+    const spans: { fromMs: number; toMs: number; fromSeq: number; toSeq: number; ongoing: boolean; missed: number }[] = []
+    const stretch = (a: Away, toMs: number, toSeq: number, since: bigint | undefined, ongoing: boolean) => {
+      if (a.clean) excused.push({ after: a.fromSeq, through: a.backSeq ?? toSeq, since })
+      if (a.backSeq === undefined || a.backMs === undefined) return
+      if (ongoing || toMs > a.backMs || toSeq > a.backSeq) spans.push({ fromMs: a.backMs, toMs, fromSeq: a.backSeq, toSeq, ongoing, missed: 0 })
+    }
+    if (t.started) {
+      for (let i = windowed ? 1 : 0; i < connections.length; i++) {
+        const c = connections[i]
+        if (c.away) stretch(c.away, c.openMs, c.openSeq, c.sinceNano, false)
+      }
+      if (t.away && t.connected === 0) stretch(t.away, now, Infinity, undefined, true)
+    }
+    const missed: ServiceEvent[] = []
+    let expected = 0
+    let xi = 0
+    let si = 0
+    if (t.started) {
+      for (const e of retained) {
+        if (!(e.seq > startSeq || (startNano !== undefined && e.timeNano >= startNano))) continue
+        if (!t.filter.matches(e)) continue
+        while (xi < excused.length && excused[xi].through < e.seq) xi++
+        const x = excused[xi]
+        if (x !== undefined && e.seq > x.after && (x.since === undefined || e.timeNano < x.since)) continue
+        expected++
+        if (times[e.seq - oldestSeq] > 0) continue
+        missed.push(e)
+        while (si < spans.length && spans[si].toSeq < e.seq) si++
+        if (si < spans.length && e.seq > spans[si].fromSeq) spans[si].missed++
+      }
+    }
+    let delivered = 0
+    const duplicates: number[] = []
+    for (let i = 0; i < times.length; i++) {
+      if (times[i] > 0) delivered++
+      if (times[i] > 1) duplicates.push(i)
+    }
+    return { now, retained, times, connections, missed, expected, delivered, duplicates, spans }
   }
 
   return {
@@ -273,6 +411,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       if (!t) {
         t = {
           key,
+          order: arrivals++,
           filter: compileFilters(filters),
           started: false,
           startMs: 0,
@@ -287,21 +426,21 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
           timeline: new Recent(limits.timeline),
           connected: 0,
           pending: new Map(),
-          owedAfterEnd: true,
         }
         tracked.set(key, t)
+        forgotten.delete(key)
         forgetIdle(key)
-      }
+      } else touch(t)
       const now = deps.now()
+      comeBack(t, now)
       note(t, 'attempt', t.lastEndMs === undefined ? 'first connect' : `reconnect after ${now - t.lastEndMs} ms`)
       if (!signal || signal.aborted || t.pending.has(signal)) return
       const tt = t
       const onAbort = () => {
         tt.pending.delete(signal)
         // Never answered (a stall), or the client gave up first: the client got no service, as after a refusal.
-        const at = deps.now()
-        start(tt, at)
-        endOfService(tt, at, true)
+        unserved(tt, deps.now())
+        if (!busy(tt)) touch(tt)
         note(tt, 'abandoned', 'the attempt ended before the handshake was answered')
       }
       signal.addEventListener('abort', onAbort, { once: true })
@@ -312,8 +451,8 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const now = deps.now()
       settle(t, signal)
       t.refusals.push({ at: iso(now), status, retryAfter, reason })
-      start(t, now)
-      endOfService(t, now, true)
+      unserved(t, now)
+      if (!busy(t)) touch(t)
       note(t, 'refused', `${status}${retryAfter !== undefined ? ` retry-after ${retryAfter}s` : ''}: ${reason}`)
     },
     opened(key, socket, via, since, signal) {
@@ -322,7 +461,9 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       settle(t, signal)
       // Owed: what happens from now on, plus what `since` asks to replay.
       start(t, now, since)
-      const c: Connection = { socket, via, openedAt: iso(now), openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sent: 0 }
+      comeBack(t, now)
+      const c: Connection = { socket, via, openedAt: iso(now), openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sinceNano: since, sent: 0, away: t.away }
+      t.away = undefined
       t.connections.push(c)
       t.open.set(socket, c)
       t.connected++
@@ -345,63 +486,25 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const now = deps.now()
       Object.assign(c, { closedAt: iso(now), closeMs: now, closeSeq: deps.log.lastSeq, closedBy: by, code, reason })
       t.connected--
-      // Only a close the client asked for with a close frame ends what it is owed; 1006 from the client did not say goodbye.
-      endOfService(t, now, !(by === 'client' && code !== 1006))
+      t.lastEndMs = now
+      // Only a close the client asked for with a close frame ends what it is owed; 1006 from the client did not say
+      // goodbye. An attempt already under way means it is not away by choice.
+      if (t.connected === 0) leave(t, now, by === 'client' && code !== 1006 && t.pending.size === 0)
+      if (!busy(t)) touch(t)
       note(t, by === 'drop' ? 'drop' : 'close', `socket ${socket} ${by === 'drop' ? 'dropped (no close frame, 1006)' : `closed by ${by} ${code}${reason ? ` "${reason}"` : ''}`}`)
     },
-    clients: () => [...tracked.keys()],
+    clients: () => [...tracked.values()].sort((a, b) => a.order - b.order).map((t) => t.key),
     get forgottenClients() {
       return forgottenClients
     },
+    summary(client) {
+      const t = get(client)
+      const r = tally(t)
+      return { client: t.key, expected: r.expected, delivered: r.delivered, missed: r.missed.length, duplicates: r.duplicates.length, connections: t.connections.length, refusals: t.refusals.length }
+    },
     report(client) {
       const t = get(client)
-      const now = deps.now()
-      maintain(t)
-      // Owed: from the first connect (or refusal) until now, unless the client left with its own clean close.
-      const away = t.connected === 0
-      const endMs = !away || t.owedAfterEnd ? now : (t.lastEndMs ?? now)
-      const endNano = BigInt(Math.floor(endMs)) * 1_000_000n + 999_999n
-      // After the client's own close, not even an event of that same millisecond is owed: the log position says what came after.
-      const endSeq = away && !t.owedAfterEnd ? (t.lastEndSeq ?? Infinity) : Infinity
-      const retained = deps.log.events
-      // The report covers the events the log still retains, as `expected` can only know those: sends of older
-      // events are left out, so `delivered` never exceeds `expected`.
-      const oldestSeq = retained[0]?.seq ?? deps.log.lastSeq + 1
-      const times = new Map<number, number>()
-      for (const [seq, n] of t.counts) if (seq >= oldestSeq) times.set(seq, n)
-      for (let i = t.head; i < t.sent.length; i++) {
-        const seq = t.sent[i]
-        if (seq >= oldestSeq) times.set(seq, (times.get(seq) ?? 0) + 1)
-      }
-      const connections = t.connections.toArray()
-      // Stretches of the owed window that no connection covered (with older connections dropped, from the oldest
-      // kept). A stretch that began with the client's own close (a close frame) is not owed: the client chose to be
-      // away, and a report read later must not change its mind about it. Only what the returning connection's `since`
-      // asks to replay is owed again.
-      const spans: { from: number; to: number; ongoing: boolean }[] = []
-      const excused: { after: number; through: number; since: bigint | undefined }[] = []
-      if (t.started) {
-        const conns = [...connections].sort((a, b) => a.openMs - b.openMs || a.openSeq - b.openSeq)
-        let cursor = t.connections.omitted > 0 && conns.length ? conns[0].openMs : t.startMs
-        let last: Connection | undefined
-        for (const c of conns) {
-          const left = last?.closeSeq !== undefined && c.openSeq >= last.closeSeq && (last.closeMs ?? Infinity) <= c.openMs
-          if (left && last!.closedBy === 'client' && last!.code !== 1006) {
-            excused.push({ after: last!.closeSeq!, through: c.openSeq, since: c.since === undefined ? undefined : BigInt(c.since) })
-          } else if (c.openMs > cursor) spans.push({ from: cursor, to: c.openMs, ongoing: false })
-          if ((c.closeMs ?? Infinity) >= cursor) {
-            cursor = c.closeMs ?? Infinity
-            last = c
-          }
-        }
-        if (away && t.owedAfterEnd && Number.isFinite(cursor) && cursor <= now) spans.push({ from: cursor, to: now, ongoing: true })
-      }
-      const isExcused = (e: ServiceEvent) => excused.some((x) => e.seq > x.after && e.seq <= x.through && (x.since === undefined || e.timeNano < x.since))
-      const expected = !t.started
-        ? []
-        : retained.filter((e) => (e.seq > t.startSeq || (t.startNano !== undefined && e.timeNano >= t.startNano)) && e.timeNano <= endNano && e.seq <= endSeq && t.filter.matches(e) && !isExcused(e))
-      const missed = expected.filter((e) => !times.has(e.seq))
-      const duplicates = [...times].filter(([, n]) => n > 1).sort((a, b) => a[0] - b[0]).map(([seq, n]) => ({ ...ref(retained[seq - oldestSeq]), times: n }))
+      const { now, retained, times, connections, missed, expected, delivered, duplicates, spans } = tally(t)
       const timeline = t.timeline.toArray()
       const backoffMs: number[] = []
       let ends: number[] = []
@@ -411,19 +514,17 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
           ends = []
         } else if (entry.kind === 'refused' || entry.kind === 'abandoned' || entry.kind === 'close' || entry.kind === 'drop') ends.push(entry.elapsedMs)
       }
-      const gaps: DeliveryGap[] = spans.map(({ from, to, ongoing }) => {
-        const fromNano = BigInt(Math.floor(from)) * 1_000_000n
-        const toNano = ongoing ? endNano : BigInt(Math.floor(to)) * 1_000_000n - 1n
-        const n = missed.filter((e) => e.timeNano >= fromNano && e.timeNano <= toNano).length
-        return { from: iso(from), to: iso(to), ms: to - from, missed: n, ...(ongoing ? { ongoing: true as const } : {}) }
+      const gaps: DeliveryGap[] = spans.map(({ fromMs, toMs, ongoing, missed: n }) => {
+        const to = ongoing ? now : toMs
+        return { from: iso(fromMs), to: iso(to), ms: to - fromMs, missed: n, ...(ongoing ? { ongoing: true as const } : {}) }
       })
       return {
         client: t.key,
-        expected: expected.length,
-        delivered: times.size,
+        expected,
+        delivered,
         missed: missed.map(ref),
-        duplicates,
-        connections: connections.map(({ openMs: _o, closeMs: _c, openSeq: _os, closeSeq: _cs, ...c }) => ({ ...c })),
+        duplicates: duplicates.map((i) => ({ ...ref(retained[i]), times: times[i] })),
+        connections: connections.map(({ openMs: _o, closeMs: _c, openSeq: _os, closeSeq: _cs, sinceNano: _sn, away: _a, ...c }) => ({ ...c })),
         refusals: t.refusals.toArray(),
         backoffMs,
         gaps,

@@ -96,6 +96,11 @@ export interface EventLog {
   /** Epoch ms of the oldest event still retained, or undefined. */
   readonly oldestMs: number | undefined
   /**
+   * Sequence number of the oldest event still retained (`lastSeq + 1` when none is): O(1), without copying the log
+   * (reading `events` applies pending evictions, which copies the retained events). Retained count: `lastSeq - oldestSeq + 1`.
+   */
+  readonly oldestSeq: number
+  /**
    * `timeNano` of the newest event dropped by retention (0n when none was): a replay from `since` at or
    * before it would have a gap.
    */
@@ -151,6 +156,16 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
     },
     get subscriberCount() {
       return count
+    },
+    get oldestSeq() {
+      // What `events` would keep, without evicting: the last `retain`, then those within the time retention.
+      let i = Math.max(0, events.length - retain)
+      if (options.retainForMs !== undefined && i < events.length && events[i].timeMs < clock.now() - options.retainForMs) {
+        // Events expired by time since the last append: evict them (each event is dropped once).
+        evict(true)
+        i = 0
+      }
+      return events[i]?.seq ?? seq + 1
     },
     get oldestMs() {
       evict(true)

@@ -116,6 +116,84 @@ describe.each(ways)('a client that goes deaf is reported ($name)', (way) => {
       await h.close()
     }
   })
+
+  // Regression: after the client's own close, a refused (or abandoned) attempt made the report owe the whole stretch
+  // from that close: the event that happened while the client chose to be away came back as missed, in a gap starting
+  // at the clean close. What it is owed starts again at its first attempt after that close.
+  it("after the client's own close, a refused attempt: owed again from that attempt, not from the close", async () => {
+    await using fake = createDockside({ seed: 1 })
+    const h = await way.start(fake)
+    try {
+      const c = fake.containers.create({ name: 'web', image: 'nginx' })
+      const ws = await h.connect('/events/ws?client=back')
+      c.start()
+      await ws.nextMessage()
+      const recorded = journalEntry(fake, 'ws.close')
+      ws.close(1000, 'done')
+      await recorded
+      await fake.clock.advance('1s')
+      c.stop() // away by choice: never owed
+      await fake.clock.advance('1s')
+      const rule = fake.faults.add({ on: 'events', reply: 429 })
+      expect((await h.connect('/events/ws?client=back')).status).toBe(429)
+      const refusedAt = fake.clock.now()
+      await fake.clock.advance('1s')
+      c.start() // after the refusal: owed, and missed
+      const owed = fake.events.lastSeq
+      await fake.clock.advance('1s')
+      const r = fake.deliveries.report('back')
+      expect([r.expected, r.delivered, r.missed.map((e) => e.seq)]).toEqual([2, 1, [owed]])
+      expect(r.gaps).toEqual([{ from: new Date(refusedAt).toISOString(), to: new Date(fake.clock.now()).toISOString(), ms: 2000, missed: 1, ongoing: true }])
+      expect(fake).not.toHaveDeliveredAllEventsTo('back')
+      expect((await (await h.fetch('/_dockside/deliveries/back')).json()).missed.map((e: { seq: number }) => e.seq)).toEqual([owed])
+      // Back without `since`: the gap closes at the reconnect, from the refusal (not from the clean close).
+      rule.remove()
+      const again = await h.connect('/events/ws?client=back')
+      c.stop()
+      await again.nextMessage()
+      const after = fake.deliveries.report('back')
+      expect([after.expected, after.delivered, after.missed.map((e) => e.seq)]).toEqual([3, 2, [owed]])
+      expect(after.gaps).toEqual([{ from: new Date(refusedAt).toISOString(), to: after.connections[1].openedAt, ms: 2000, missed: 1 }])
+      again.close()
+    } finally {
+      await h.close()
+    }
+  })
+})
+
+// In process only: on the server, a client that leaves a stalled handshake is not noticed yet (the upgrade socket is
+// not read, so its end is not seen), so the attempt is never recorded as abandoned there.
+it("after the client's own close, an abandoned attempt: owed again from that attempt (in process)", async () => {
+  await using fake = createDockside({ seed: 1 })
+  const h = await interceptWay.start(fake)
+  try {
+    const c = fake.containers.create({ name: 'web', image: 'nginx' })
+    const ws = await h.connect('/events/ws?client=gave-up')
+    const recorded = journalEntry(fake, 'ws.close')
+    ws.close(1000, 'done')
+    await recorded
+    c.start() // away by choice: never owed
+    await fake.clock.advance('1s')
+    fake.faults.add({ on: 'events', stall: true })
+    const stalled = journalEntry(fake, 'fault')
+    // The hook's global WebSocket.
+    const attempt = new globalThis.WebSocket(`${h.wsBaseUrl}/events/ws?client=gave-up`)
+    const closed = new Promise((r) => attempt.addEventListener('close', r))
+    await stalled
+    const attemptAt = fake.clock.now()
+    await fake.clock.advance('1s')
+    c.stop() // during the unanswered attempt: owed
+    const owed = fake.events.lastSeq
+    attempt.close() // the client gives up
+    await closed
+    await expect.poll(() => fake.deliveries.report('gave-up').timeline.at(-1)?.kind).toBe('abandoned')
+    await fake.clock.advance('1s')
+    const r = fake.deliveries.report('gave-up')
+    expect([r.expected, r.delivered, r.missed.map((e) => e.seq)]).toEqual([1, 0, [owed]])
+    expect(r.gaps).toEqual([{ from: new Date(attemptAt).toISOString(), to: new Date(fake.clock.now()).toISOString(), ms: 2000, missed: 1, ongoing: true }])
+  } finally {
+    await h.close()
+  }
 })
 
 it('a client that vanishes without a close frame (1006 from the client) is still owed', async () => {

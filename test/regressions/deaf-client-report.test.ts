@@ -161,11 +161,26 @@ describe.each(ways)('a client that goes deaf is reported ($name)', (way) => {
   })
 })
 
-// In process only: on the server, a client that leaves a stalled handshake is not noticed yet (the upgrade socket is
-// not read, so its end is not seen), so the attempt is never recorded as abandoned there.
-it("after the client's own close, an abandoned attempt: owed again from that attempt (in process)", async () => {
+// A client that gives up on a stalled handshake: on the server this was never noticed (the upgrade socket was not
+// read while the protocol waited, so its end was never seen), the attempt never recorded as abandoned, and the stall
+// kept waiting for a client that was gone.
+/** Opens an events websocket that may never be answered, with the way's own client; `close()` gives up on it. */
+const attempts: Record<string, (url: string) => { close(): void; closed: Promise<unknown> }> = {
+  'server (ws)': (url) => {
+    const ws = new WebSocket(url)
+    ws.on('error', () => {}) // closing while connecting is reported as an error first
+    return { close: () => ws.close(), closed: new Promise((r) => ws.once('close', r)) }
+  },
+  [interceptWay.name]: (url) => {
+    // The hook's global WebSocket.
+    const ws = new globalThis.WebSocket(url)
+    return { close: () => ws.close(), closed: new Promise((r) => ws.addEventListener('close', r)) }
+  },
+}
+
+it.each(ways)("after the client's own close, an abandoned attempt: owed again from that attempt ($name)", async (way) => {
   await using fake = createDockside({ seed: 1 })
-  const h = await interceptWay.start(fake)
+  const h = await way.start(fake)
   try {
     const c = fake.containers.create({ name: 'web', image: 'nginx' })
     const ws = await h.connect('/events/ws?client=gave-up')
@@ -176,16 +191,14 @@ it("after the client's own close, an abandoned attempt: owed again from that att
     await fake.clock.advance('1s')
     fake.faults.add({ on: 'events', stall: true })
     const stalled = journalEntry(fake, 'fault')
-    // The hook's global WebSocket.
-    const attempt = new globalThis.WebSocket(`${h.wsBaseUrl}/events/ws?client=gave-up`)
-    const closed = new Promise((r) => attempt.addEventListener('close', r))
+    const attempt = attempts[way.name](`${h.wsBaseUrl}/events/ws?client=gave-up`)
     await stalled
     const attemptAt = fake.clock.now()
     await fake.clock.advance('1s')
     c.stop() // during the unanswered attempt: owed
     const owed = fake.events.lastSeq
     attempt.close() // the client gives up
-    await closed
+    await attempt.closed
     await expect.poll(() => fake.deliveries.report('gave-up').timeline.at(-1)?.kind).toBe('abandoned')
     await fake.clock.advance('1s')
     const r = fake.deliveries.report('gave-up')

@@ -223,9 +223,22 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     if (problem) return writeRaw(socket, problem)
     const controller = new AbortController()
     socket.once('close', () => controller.abort())
+    // While the protocol decides (an injected stall or latency can take long), read the socket: a paused socket never
+    // sees the client leave. A client sends nothing before the 101; whatever comes early is kept for ws.
+    const early: Buffer[] = [head]
+    const keep = (chunk: Buffer) => void early.push(chunk)
+    const left = () => controller.abort()
+    socket.on('data', keep)
+    socket.once('end', left)
+    socket.resume()
     protocol
       .upgrade(toProtoRequest(req, controller.signal, served))
-      .then((result) => finishUpgrade(req, socket, head, result, controller))
+      .then((result) => {
+        // ws takes the socket over synchronously in finishUpgrade (still flowing: it adds its own 'data' listener).
+        socket.off('data', keep)
+        socket.off('end', left)
+        return finishUpgrade(req, socket, early.length === 1 ? head : Buffer.concat(early), result, controller)
+      })
       .catch((error: unknown) => {
         // Once upgraded, the socket speaks websocket: never write HTTP text into it.
         if (!upgraded.has(socket)) writeRaw(socket, errorResponse(error))

@@ -76,10 +76,8 @@ async function streamOnce(way: FuzzWay, query: string, fields: string[]) {
 
 /** No socket outlives its client: after the batch the fake tracks none (a ghost socket is a leak). */
 async function expectNoGhosts(fake: Dockside) {
-  const deadline = Date.now() + 2000
   const open = () => [...fake.protocol.hub.sockets].map((s) => ({ id: s.id, client: s.client, filters: s.filters }))
-  while (open().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
-  expect(open(), 'events sockets still open on the fake after every client closed').toEqual([])
+  await expect.poll(open, { message: 'events sockets still open on the fake after every client closed', timeout: 2000 }).toEqual([])
 }
 
 for (const w of WAYS) {

@@ -151,16 +151,19 @@ function originAllowed(origin: string, req: ProtoRequest, served: Served | undef
   return isLoopback(url.hostname.replace(/^\[|\]$/g, '')) && port === served.port
 }
 
+/** Whether `origin` may call: a header that is not a URL at all is refused, never thrown. */
+function safeOriginAllowed(origin: string, req: ProtoRequest, served: Served | undefined, access: AccessOptions): boolean {
+  try {
+    return originAllowed(origin.trim(), req, served, access)
+  } catch {
+    return false
+  }
+}
+
 function checkOrigin(req: ProtoRequest, served: Served | undefined, access: AccessOptions): Refusal | undefined {
   const origin = req.headers.origin
   if (origin !== undefined) {
-    let allowed: boolean
-    try {
-      allowed = originAllowed(origin.trim(), req, served, access)
-    } catch {
-      allowed = false
-    }
-    if (allowed) return undefined
+    if (safeOriginAllowed(origin, req, served, access)) return undefined
     return refusal(
       403,
       'origin',
@@ -209,13 +212,7 @@ export function guardUpgrade(req: ProtoRequest, fakeAccess: AccessOptions): Refu
   const access = effective(fakeAccess, req.served)
   const origin = req.headers.origin
   if (access.allowedOrigins === undefined || origin === undefined) return undefined
-  let allowed: boolean
-  try {
-    allowed = originAllowed(origin.trim(), req, req.served, access)
-  } catch {
-    allowed = false
-  }
-  if (allowed) return undefined
+  if (safeOriginAllowed(origin, req, req.served, access)) return undefined
   return refusal(
     403,
     'origin',

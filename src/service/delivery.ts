@@ -1,4 +1,5 @@
 import { NotFoundError } from './errors'
+import { Recent } from './recent'
 import type { EventLog, ServiceEvent } from './events'
 import { compileFilters, type CompiledFilter, type Filters } from './filters'
 
@@ -108,26 +109,6 @@ export const DELIVERY_LIMITS = {
   /** Clients tracked at once; the client idle the longest (no open or pending connection) is forgotten first. */
   clients: 1_000,
 } as const
-
-/** A list that keeps its last `limit` items in a ring: O(1) per push, memory fixed once full. */
-class Recent<T> {
-  #items: T[] = []
-  #next = 0
-  omitted = 0
-  constructor(private readonly limit: number) {}
-  get length() {
-    return this.#items.length
-  }
-  push(item: T) {
-    if (this.#items.length < this.limit) return void this.#items.push(item)
-    this.#items[this.#next] = item
-    this.#next = (this.#next + 1) % this.limit
-    this.omitted++
-  }
-  toArray(): T[] {
-    return this.#next === 0 ? [...this.#items] : [...this.#items.slice(this.#next), ...this.#items.slice(0, this.#next)]
-  }
-}
 
 /**
  * A stretch without a connection, from the end of service (a close, a drop, a first refusal) on. After the client's

@@ -1,3 +1,5 @@
+import { Recent } from './recent'
+
 /** One record of what the fake did: a request, an event, a fault decision, a close. */
 export interface JournalEntry {
   /** Monotonic number of the entry. */
@@ -28,32 +30,25 @@ export const JOURNAL_LIMIT = 10_000
 
 /** Creates the journal; `now` gives the clock time. */
 export function createJournal(now: () => number, limit = JOURNAL_LIMIT): Journal {
-  // A ring of the last `limit` entries: O(1) per entry and fixed memory once full. `entries` is rebuilt in
-  // order when read after a change (reads are for assertions and the admin API, not per event).
-  let ring: JournalEntry[] = []
-  let next = 0
-  let omitted = 0
+  // The last `limit` entries: O(1) per entry and fixed memory once full. `entries` is rebuilt in order when read
+  // after a change (reads are for assertions and the admin API, not per event).
+  const ring = new Recent<JournalEntry>(limit)
   let seq = 0
   let ordered: JournalEntry[] | undefined
   const listeners = new Set<(entry: JournalEntry) => void>()
-  const kept = () => (ordered ??= next === 0 ? ring.slice() : [...ring.slice(next), ...ring.slice(0, next)])
+  const kept = () => (ordered ??= ring.toArray())
   return {
     get entries() {
       return kept()
     },
     get omitted() {
-      return omitted
+      return ring.omitted
     },
     ofType: (type) => kept().filter((e) => (type.endsWith('.') ? e.type.startsWith(type) : e.type === type)),
     record(type, data = {}) {
       const entry: JournalEntry = { seq: ++seq, time: now(), type, ...data }
-      if (ring.length < limit) ring.push(entry)
-      else {
-        // Bounded memory on long-running servers: the oldest entry goes, counted.
-        ring[next] = entry
-        next = (next + 1) % limit
-        omitted++
-      }
+      // Bounded memory on long-running servers: past the limit the oldest entry goes, counted.
+      ring.push(entry)
       ordered = undefined
       for (const l of listeners) l(entry)
       return entry
@@ -63,8 +58,7 @@ export function createJournal(now: () => number, limit = JOURNAL_LIMIT): Journal
       return () => listeners.delete(listener)
     },
     clear() {
-      ring = []
-      next = 0
+      ring.clear()
       ordered = undefined
     },
   }

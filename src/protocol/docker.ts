@@ -1,4 +1,5 @@
 import { loadGoRegexp } from './go-regexp'
+import { isLoopback } from './guard'
 import { authConfigFrom, authorize } from '../service/auth'
 import type { Service } from '../service/service'
 import { handleContainers } from './docker-containers'
@@ -179,8 +180,7 @@ export function unservedDocker(method: string, path: string) {
 
 /** Where a registry's `/v2/` endpoint is, as the daemon would reach it (loopback registries are insecure: http). */
 function endpoint(host: string) {
-  const name = host.replace(/:\d+$/, '')
-  const insecure = name === 'localhost' || name.startsWith('127.') || name === '[::1]'
+  const insecure = isLoopback(host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''))
   return `${insecure ? 'http' : 'https'}://${host === 'docker.io' ? 'registry-1.docker.io' : host}/v2/`
 }
 

@@ -2,21 +2,15 @@
  * A chaos run launched the way a user in any language launches one: `dockside serve --scenario examples/chaos-reconnect.yaml`,
  * a client that knows nothing of dockside but its id, the clock moved and the report read through the admin API only.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { spawn, type ChildProcess } from 'node:child_process'
 import WebSocket from 'ws'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { DeliveryReport } from '../../src/service/delivery'
+import { ensureBuilt, root, cliEntry as entry } from '../support/cli'
 
-const root = resolve(import.meta.dirname, '../..')
-const entry = process.env.DOCKSIDE_CLI ?? join(root, 'bin/dockside.js')
 
 beforeAll(() => {
-  if (!process.env.DOCKSIDE_CLI && !existsSync(join(root, 'dist/cli.js'))) {
-    const build = spawnSync('npx', ['tsup'], { cwd: root, stdio: 'pipe', encoding: 'utf8' })
-    if (build.status !== 0) throw new Error(`npx tsup failed:\n${build.stdout}\n${build.stderr}`)
-  }
+  ensureBuilt()
 }, 120_000)
 
 let child: ChildProcess | undefined

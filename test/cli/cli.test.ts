@@ -1,21 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import WebSocket from 'ws'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { ensureBuilt, root, cliEntry as entry } from '../support/cli'
 
-const root = resolve(import.meta.dirname, '../..')
-// The CLI as a user runs it. DOCKSIDE_CLI points at another build of src/cli/main.ts (for working on the CLI itself).
-const entry = process.env.DOCKSIDE_CLI ?? join(root, 'bin/dockside.js')
 
 let dir: string
 beforeAll(async () => {
-  if (!process.env.DOCKSIDE_CLI && !existsSync(join(root, 'dist/cli.js'))) {
-    const build = spawnSync('npx', ['tsup'], { cwd: root, stdio: 'pipe', encoding: 'utf8' })
-    if (build.status !== 0) throw new Error(`npx tsup failed:\n${build.stdout}\n${build.stderr}`)
-  }
+  ensureBuilt()
   dir = await mkdtemp(join(tmpdir(), 'dockside-cli-'))
 }, 120_000)
 afterAll(async () => {

@@ -1,24 +1,19 @@
 // Issue 8 points 11-12: secrets come from the environment or files (command lines are visible in `ps`), the admin
 // token is enforced, and no secret shows in the log, the journal, the admin API or an error message. Each source is
 // tried on the built CLI, as a user runs it.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import WebSocket from 'ws'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { signHyperRequest } from '../../src/protocol/signing'
+import { ensureBuilt, root, cliEntry as entry } from '../support/cli'
 
-const root = resolve(import.meta.dirname, '../..')
-const entry = process.env.DOCKSIDE_CLI ?? join(root, 'bin/dockside.js')
 
 let dir: string
 beforeAll(async () => {
-  if (!process.env.DOCKSIDE_CLI && !existsSync(join(root, 'dist/cli.js'))) {
-    const build = spawnSync('npx', ['tsup'], { cwd: root, stdio: 'pipe', encoding: 'utf8' })
-    if (build.status !== 0) throw new Error(`npx tsup failed:\n${build.stdout}\n${build.stderr}`)
-  }
+  ensureBuilt()
   dir = await mkdtemp(join(tmpdir(), 'dockside-secrets-'))
 }, 120_000)
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Dockside } from '../../src/index'
 import { signHyperRequest } from '../../src/protocol/signing'
 import { probeWithWs } from '../support/ws-probe'
-import { veryDeepText, anyJson, SECRETS, serverWay, REQUEST_TIMEOUT_MS, checkAnswer, checkUpgrade, expectStillServes, fuzzParams, oddString, seededFake, testTimeout, WAYS, type FuzzWay } from '../support/fuzz-kit'
+import { veryDeepText, anyJson, SECRETS, serverWay, REQUEST_TIMEOUT_MS, checkAnswer, checkUpgrade, expectStillServes, fuzzParams, oddString, seededFake, testTimeout, useFuzzWay, WAYS, type FuzzWay } from '../support/fuzz-kit'
 
 const FILTER_NAMES = ['container', 'event', 'image', 'label']
 
@@ -84,13 +84,9 @@ for (const w of WAYS) {
   describe(`fuzz: events query (${w.name})`, () => {
     let fake: Dockside
     let way: FuzzWay
-    beforeAll(async () => {
-      fake = seededFake()
-      way = await w.start(fake)
-    })
-    afterAll(async () => {
-      await way?.close()
-      await fake?.close()
+    useFuzzWay(w, (f, started) => {
+      fake = f
+      way = started
     })
 
     it('any filters on /events/ws: 101 or a JSON 4xx naming the filter', { timeout: testTimeout(150) }, async () => {

@@ -1,8 +1,8 @@
 // Property-based: push references, tags and X-Registry-Auth on POST /images/{name}/push, both ways in.
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Dockside } from '../../src/index'
-import { checkAnswer, expectStillServes, fuzzParams, KNOWN, oddString, anyJson, registryAuth, SECRETS, seededFake, testTimeout, WAYS, type FuzzWay } from '../support/fuzz-kit'
+import { checkAnswer, expectStillServes, fuzzParams, KNOWN, oddString, anyJson, registryAuth, SECRETS, testTimeout, useFuzzWay, WAYS, type FuzzWay } from '../support/fuzz-kit'
 
 const segment = fc.oneof(
   { weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9]+([._-][a-z0-9]+)*$/) },
@@ -58,13 +58,9 @@ for (const w of WAYS) {
   describe(`fuzz: push (${w.name})`, () => {
     let fake: Dockside
     let way: FuzzWay
-    beforeAll(async () => {
-      fake = seededFake()
-      way = await w.start(fake)
-    })
-    afterAll(async () => {
-      await way?.close()
-      await fake?.close()
+    useFuzzWay(w, (f, started) => {
+      fake = f
+      way = started
     })
 
     it('any reference and tag: a JSON answer, a push stream or a 4xx naming the reference or tag', { timeout: testTimeout(200) }, async () => {

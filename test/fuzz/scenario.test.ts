@@ -1,7 +1,6 @@
 // Property-based: the scenario format, through validateScenario + createDockside (what `serve` does), fake.apply,
 // POST /_dockside/scenario on both ways in, and `dockside validate` on a temp file for a smaller sample.
-import { spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -10,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import { DocksideError } from '../../src/service/errors'
 import { validateScenario } from '../../src/scenario/load'
-import { anyJson, checkAnswer, expectStillServes, fuzzParams, oddString, REQUEST_TIMEOUT_MS, SECRET_VALUES, SECRETS, seededFake, testTimeout, WAYS, type FuzzWay } from '../support/fuzz-kit'
+import { anyJson, checkAnswer, expectStillServes, fuzzParams, oddString, REQUEST_TIMEOUT_MS, SECRET_VALUES, SECRETS, seededFake, testTimeout, useFuzzWay, WAYS, type FuzzWay } from '../support/fuzz-kit'
+import { ensureBuilt } from '../support/cli'
 
 const duration = fc.oneof(fc.constantFrom('1s', '250ms', '1h30m', '0', 0, 100, '1d', '5x', '-1s', -1, 1e308, '1e308', 0.5, '10ms'), fc.string({ maxLength: 6 }))
 /** Right-looking value or anything. */
@@ -193,13 +193,9 @@ for (const w of WAYS) {
   describe(`fuzz: POST /_dockside/scenario (${w.name})`, () => {
     let fake: Dockside
     let way: FuzzWay
-    beforeAll(async () => {
-      fake = seededFake()
-      way = await w.start(fake)
-    })
-    afterAll(async () => {
-      await way?.close()
-      await fake?.close()
+    useFuzzWay(w, (f, started) => {
+      fake = f
+      way = started
     })
 
     it('any scenario body: applied, or a JSON 4xx naming the field; reset brings the fake back', { timeout: testTimeout(60) }, async () => {
@@ -236,10 +232,7 @@ describe('fuzz: dockside validate (CLI, a smaller sample)', () => {
   const entry = process.env.DOCKSIDE_CLI ?? join(root, 'bin/dockside.js')
   let dir: string
   beforeAll(async () => {
-    if (!process.env.DOCKSIDE_CLI && !existsSync(join(root, 'dist/cli.js'))) {
-      const build = spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'pipe', encoding: 'utf8' })
-      if (build.status !== 0) throw new Error(`npx tsup failed:\n${build.stdout}\n${build.stderr}`)
-    }
+    ensureBuilt()
     dir = await mkdtemp(join(tmpdir(), 'dockside-fuzz-'))
   }, 120_000)
   afterAll(async () => {

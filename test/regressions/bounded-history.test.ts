@@ -1,8 +1,7 @@
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { describe, expect, it, test } from 'vitest'
 import WebSocket from 'ws'
 import { createDockside } from 'dockside'
+import { heapAfterGc } from '../support/heap'
 import { interceptWay } from '../support/intercept-way'
 import { probeWithWs } from '../support/ws-probe'
 import type { WayIn } from '../support/way-in'
@@ -14,13 +13,6 @@ import { installDeliveryMatchers } from '../../src/vitest/delivery-matchers'
 // up to 100,000 entries: 30 s of connect/close churn took the heap from 11 to 130 MB. The client's history and
 // the journal now keep their last entries (bench/soak-churn.mjs is the long version of this test).
 installDeliveryMatchers()
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-const heapAfterGc = () => {
-  gc()
-  gc()
-  return process.memoryUsage().heapUsed
-}
 
 test('connect/close churn of one client id: its history and the journal stay at their bounds, the heap stays flat', async () => {
   // A small event log, so that its own retention does not blur the heap figures.

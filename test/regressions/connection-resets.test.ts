@@ -1,20 +1,12 @@
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { expect, test } from 'vitest'
 import { createDockside } from 'dockside'
+import { heapAfterGc } from '../support/heap'
 import { resetRounds } from '../../bench/support/resets.mjs'
 
 // Soak (issue 8, "never falls over"): clients that vanish with a TCP reset at every stage (half a handshake, a
 // handshake never read, an upgraded websocket, Docker's GET /events, a push mid-stream, a body that never finishes)
 // must leave nothing behind: no events socket, no server connection, no clock timer, no heap growth; and the fake
 // keeps serving. bench/soak-resets.mjs is the long version.
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-const heapAfterGc = () => {
-  gc()
-  gc()
-  return process.memoryUsage().heapUsed
-}
 
 test('connection resets at every stage leave nothing behind, round after round', async () => {
   // The virtual clock holds every push at its first chunk: each one is still running when its client resets. A small

@@ -2,17 +2,16 @@
 // answer without JSON: a scenario with more than 10,000 timers due at once (the host-driven clock threw from a timer
 // callback: an uncaught exception), `clock/advance` by 1e308, CONNECT (the socket was dropped unanswered), a request
 // with no Host (node's bare 400), and a long advance that never gave the event loop a turn.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside, type DocksideOptions } from '../../src/index'
+import { ensureBuilt, root } from '../support/cli'
 
-const root = resolve(import.meta.dirname, '../..')
 const fakes: Dockside[] = []
 const children: ChildProcess[] = []
 let dir: string
@@ -53,7 +52,7 @@ function counting(fake: Dockside, type: string) {
 
 /** Sends raw bytes, resolves with everything the server answered before it closed (or 2 s passed). */
 function raw(port: number, text: string): Promise<string> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1')
     let out = ''
     const done = () => {
@@ -61,7 +60,11 @@ function raw(port: number, text: string): Promise<string> {
       socket.destroy()
       resolve(out)
     }
-    const timer = setTimeout(done, 2000)
+    // A server that never answers fails the test here, by name, rather than at vitest's timeout.
+    const timer = setTimeout(() => {
+      socket.destroy()
+      reject(new Error(`no complete answer within 2 s to ${JSON.stringify(text.slice(0, 60))}; got ${JSON.stringify(out.slice(0, 200))}`))
+    }, 2000)
     socket.on('data', (d: Buffer) => {
       out += d.toString()
       // One complete answer is enough (keep-alive would otherwise hold the socket open).
@@ -182,10 +185,7 @@ describe('more than 10,000 timers due at once run (in slices), never an exit or 
   })
 
   it('dockside serve with a scenario file of 30,001 steps at one instant (real clock) keeps serving (it used to exit)', async () => {
-    if (!existsSync(join(root, 'dist/cli.js'))) {
-      const build = spawnSync('npx', ['tsup'], { cwd: root, stdio: 'pipe', encoding: 'utf8' })
-      if (build.status !== 0) throw new Error(`npx tsup failed:\n${build.stdout}\n${build.stderr}`)
-    }
+    ensureBuilt()
     const file = join(dir, 'crowded.json')
     await writeFile(file, JSON.stringify({ timeline: crowdedTimeline('300ms', 30_001) }))
     const child = spawn(process.execPath, [join(root, 'bin/dockside.js'), 'serve', '--port', '0', '--quiet', '--scenario', file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -74,6 +74,7 @@ describe('a push whose client has left is cancelled, whatever comes next', () =>
       const res = await fetch(`${url}/images/${IMAGE}/push?tag=1.0`, { method: 'POST', signal: ac.signal })
       const reader = await firstChunk(res)
       ac.abort()
+      // Cancelling a body whose request was aborted rejects with the AbortError; the outcome is checked below.
       reader.cancel().catch(() => {})
       expect((await advance(url)).status).toBe(200)
     }

@@ -4,9 +4,10 @@
 // client" check run after each batch. See docs/testing.md, "Property-based tests".
 import http from 'node:http'
 import fc from 'fast-check'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import { probeWithGlobalWs } from './global-ws-probe'
+import { registryAuth } from './helpers'
 import { probeWithWs } from './ws-probe'
 import type { WsProbe } from './way-in'
 
@@ -79,8 +80,7 @@ export const SEED_SCENARIO = {
   ],
 }
 
-/** Base64 JSON AuthConfig, as Docker clients send `X-Registry-Auth`. */
-export const registryAuth = (value: unknown, url = false) => Buffer.from(JSON.stringify(value)).toString(url ? 'base64url' : 'base64')
+export { registryAuth }
 
 // ---------------------------------------------------------------------------------------------
 // The ways in
@@ -193,6 +193,24 @@ export async function inProcessWay(fake: Dockside): Promise<FuzzWay> {
     connect: (path) => withTimeout(`websocket ${path} (in-process)`, probeWithGlobalWs(`wss://us-west-1.hyper.test:443${path}`)),
     close: async () => hooks.restore(),
   }
+}
+
+/**
+ * A seeded fake started on `w` for the describe block it is called in (started before its tests, closed after):
+ * `started(fake, way)` hands both to the block.
+ */
+export function useFuzzWay(w: (typeof WAYS)[number], started: (fake: Dockside, way: FuzzWay) => void): void {
+  let fake: Dockside | undefined
+  let way: FuzzWay | undefined
+  beforeAll(async () => {
+    fake = seededFake()
+    way = await w.start(fake)
+    started(fake, way)
+  })
+  afterAll(async () => {
+    await way?.close()
+    await fake?.close()
+  })
 }
 
 export const WAYS = [

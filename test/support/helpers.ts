@@ -5,10 +5,7 @@ export async function readLines(res: Response): Promise<Record<string, unknown>[
 }
 
 /** Base64 of a JSON AuthConfig, as Docker clients send X-Registry-Auth. */
-export const registryAuth = (value: object, url = false) => {
-  const b64 = Buffer.from(JSON.stringify(value)).toString(url ? 'base64url' : 'base64')
-  return b64
-}
+export const registryAuth = (value: unknown, url = false) => Buffer.from(JSON.stringify(value)).toString(url ? 'base64url' : 'base64')
 
 export const enc = (filters: object) => encodeURIComponent(JSON.stringify(filters))
 

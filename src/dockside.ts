@@ -5,6 +5,9 @@ import { maintenanceRestart } from './protocol/events'
 import { checkAccess, type AccessOptions } from './protocol/guard'
 import { resolveLimits, type ByteSize } from './protocol/limits'
 import { createProtocol, type Protocol } from './protocol/router'
+import type { OverrideHandle, OverrideHandler, OverrideOptions, OverrideReply, Overrides } from './protocol/overrides'
+import type { RequestLog, RequestPattern } from './protocol/requests'
+import { createFleet, type Fleet, type FleetOptions } from './fleet'
 import { hostTimers, wallNow } from './runtime/host-timers'
 import { applyScenario, applyScenarioAtRuntime } from './scenario/apply'
 import { validateScenario, validateScenarioSync } from './scenario/load'
@@ -41,6 +44,12 @@ export interface DocksideOptions extends ServiceOptions, AccessOptions {
    * closes with 1013 and a reason naming the backlog; a `GET /events` stream ends. A `since` replay comes on top. @default '4MiB'
    */
   maxBacklog?: ByteSize
+  /**
+   * Serve a fleet: `POST /_dockside/fakes` on this fake's admin API creates an isolated fake on a port of its own (one per
+   * CI worker), `DELETE /_dockside/fakes/{id}` ends it. Members inherit these options. `dockside serve` turns it on.
+   * See docs/admin-api.md#fleet. @default off
+   */
+  fleet?: boolean | FleetOptions
 }
 
 /**
@@ -108,8 +117,22 @@ export interface Dockside extends AsyncDisposable {
   closeSockets(code: number, reason: string): number
   /** Ends every events socket with no close frame (clients see 1006); returns how many. */
   dropSockets(): number
-  /** Back to the scenario's start: same seed, fresh clock, state, faults and journal. Live sockets close with 1012. */
+  /** Back to the scenario's start: same seed, fresh clock, state, faults, journal, overrides and request log. Live sockets close with 1012. */
   reset(): Promise<void>
+  /**
+   * Overrides a route until `reset()` (the vitest fixture's fake ends with its test): requests matching `request` get
+   * `response` (a status, headers, body, delay on the fake's clock) or a handler's answer, on every way in. The newest
+   * match wins. Shorthand for `fake.overrides.use()`. See docs/api.md#per-test-overrides.
+   * @example fake.use('POST /images/*\/push', { status: 503, body: { message: 'registry down' } }, { times: 1 })
+   */
+  use(request: RequestPattern | string, response: OverrideReply | OverrideHandler, options?: OverrideOptions): OverrideHandle
+  /** The overrides in place: `use()`, `list()`, `remove(id)`, `clear()`. */
+  readonly overrides: Overrides
+  /**
+   * What the fake received (the last 1,000 requests, events websocket upgrades included, the admin API not): `list(pattern)`,
+   * `count(pattern)`, `nearMisses(pattern)`. Secrets are masked. See docs/api.md#request-verification.
+   */
+  readonly requests: RequestLog
   /**
    * Listens to what the fake does: `'journal'` for every journal entry, `'event'` for every container event.
    * Survives `reset()`. Returns a function that stops listening.
@@ -142,6 +165,7 @@ const OPTION_NAMES: Record<keyof DocksideOptions, true> = {
   allowedHosts: true,
   maxBodySize: true,
   maxBacklog: true,
+  fleet: true,
 }
 
 /** Every option of fake.listen, checked the same way (a typo such as `admintoken` would leave the admin API open). */
@@ -221,7 +245,13 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     access: () => access,
     apply: (scenario, { from }) => fake.apply(scenario, { from }),
     limits,
+    fleet: () => fleet,
   })
+  // Members are built from these options, less the fleet itself (a member cannot grow one).
+  const fleet: Fleet | undefined = options.fleet
+    ? createFleet(createDockside, { ...options, fleet: undefined }, options.fleet === true ? {} : options.fleet, (type, data) => svc.journal.record(type, data))
+    : undefined
+  if (fleet && (!Number.isInteger(fleet.max) || fleet.max < 1)) throw new FieldError('fleet.maxFakes', 'must be an integer of 1 or more', 'createDockside options')
   build()
 
   const fake: Dockside = {
@@ -236,6 +266,9 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     get events() { return svc.log },
     get seed() { return svc.random.seed },
     protocol,
+    use: (request, response, useOptions) => protocol.overrides.use(request, response, useOptions),
+    overrides: protocol.overrides,
+    requests: protocol.requests,
     async listen(listenOptions = {}) {
       if (closed) throw new Error('This fake is closed; create a new one with createDockside().')
       checkOptions<ListenOptions>(listenOptions, LISTEN_OPTION_NAMES, 'fake.listen options')
@@ -284,6 +317,8 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     async reset() {
       protocol.hub.closeAll(1012, 'the fake was reset; reconnect to continue')
       svc.clock.dispose()
+      protocol.overrides.clear()
+      protocol.requests.clear()
       build()
     },
     async close() {
@@ -291,6 +326,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
       closed = true
       const errors: unknown[] = []
       // Reverse order of creation; a step that fails does not stop the others, and its error is kept.
+      if (fleet) await fleet.close().catch((e: unknown) => errors.push(e))
       for (const s of [...servers].reverse()) await s.close().catch((e: unknown) => errors.push(e))
       for (const h of [...hooks].reverse()) {
         try {

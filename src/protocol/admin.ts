@@ -5,6 +5,8 @@ import type { CreateContainerOptions } from '../service/containers'
 import type { AddImageOptions } from '../service/images'
 import type { AddRegistryOptions } from '../service/registries'
 import type { Service } from '../service/service'
+import { FLEET_ADMIN_ROUTES, handleFleetAdmin } from './admin-fleet'
+import { handleVerifyAdmin, VERIFY_ADMIN_ROUTES, type VerifyStores } from './admin-overrides'
 import { maintenanceRestart, type SocketHub } from './events'
 import { json, type Target } from './http'
 import { toMs } from '../time/duration'
@@ -56,10 +58,12 @@ const ADMIN_ROUTES = [
   'GET /_dockside/journal',
   'POST /_dockside/reset',
   'POST /_dockside/scenario[?from=now]',
+  ...VERIFY_ADMIN_ROUTES,
+  ...FLEET_ADMIN_ROUTES,
 ]
 
 /** The admin API under `/_dockside/`, for people and non-JS tools. */
-export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRequest, target: Target): Promise<ProtoResponse> {
+export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRequest, target: Target, stores?: VerifyStores): Promise<ProtoResponse> {
   const path = target.path.replace(/\/+$/, '')
   const m = req.method
   const parts = path.split('/').slice(2).map((p) => {
@@ -70,6 +74,9 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     }
   })
   const [resource, ref, verb] = parts
+  // Overrides, requests and the fleet have files of their own.
+  const own = (stores && (await handleVerifyAdmin(stores, req, target, parts))) ?? (await handleFleetAdmin(host.fleet?.(), req, target, parts))
+  if (own) return own
 
   // `sockets/close` and `clock/advance` are actions, not resources with a ref.
   const key = resource === 'sockets' || resource === 'clock' ? `${m} ${parts.join('/')}` : `${m} ${resource}${ref !== undefined ? '/:ref' : ''}${verb !== undefined ? `/${verb}` : ''}`

@@ -3,9 +3,11 @@ import { handleAdmin } from './admin'
 import { handleDocker, unservedDocker } from './docker'
 import { guardAdmin, guardUpgrade, type AccessOptions, type Refusal } from './guard'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
-import { errorResponse, json, jsonError, parseTarget } from './http'
+import { errorResponse, json, jsonError, parseTarget, type Target } from './http'
 import { BodyTooLargeError, resolveLimits, type ProtocolLimits } from './limits'
+import { createOverrides, type OverrideStore } from './overrides'
 import { pushRoute } from './push'
+import { createRequestLog, type RequestLog } from './requests'
 import { checkSignature, type AccessKeys } from './signing'
 import type { ProtoRequest, ProtoResponse, UpgradeResult } from './types'
 
@@ -23,6 +25,8 @@ export interface ProtocolHost {
   apply?(scenario: unknown, options: { from: 'start' | 'now' }): Promise<void>
   /** Request body and client backlog limits. @default 1 MiB bodies, 4 MiB backlog */
   limits?: ProtocolLimits
+  /** `POST|GET|DELETE /_dockside/fakes`: the fleet of isolated fakes this one serves, when it serves one (admin-fleet.ts). */
+  fleet?(): import('./admin-fleet').FleetHost | undefined
 }
 
 /** Transport-neutral routes: every way in calls these and nothing else. */
@@ -36,6 +40,10 @@ export interface Protocol {
   readonly routes: readonly string[]
   /** What one request or client may cost (bodies, backlog). */
   readonly limits: ProtocolLimits
+  /** Per-test overrides of any route (overrides.ts); emptied by the fake's reset(). */
+  readonly overrides: OverrideStore
+  /** What the fake received, for verification (requests.ts); emptied by the fake's reset(). */
+  readonly requests: RequestLog
 }
 
 export const ROUTES = [
@@ -54,8 +62,22 @@ export function createProtocol(host: ProtocolHost): Protocol {
   const hub = createHub()
   const limits = host.limits ?? resolveLimits()
 
-  const record = (req: ProtoRequest, path: string, status: number) =>
-    host.service().journal.record('request', { method: req.method, path, status, client: req.headers['x-dockside-client'] })
+  const overrides = createOverrides()
+  const requests = createRequestLog()
+  const isAdmin = (path: string) => path === '/_dockside' || path.startsWith('/_dockside/')
+  const clientOf = (req: ProtoRequest, target: Target) => req.headers['x-dockside-client'] ?? target.query.get('client')
+  // The journal line, and (outside the admin API) one entry of the request log: references only, masked on read.
+  const record = (req: ProtoRequest, target: Target, status: number, override?: string, body?: string, websocket = false) => {
+    const svc = host.service()
+    const path = target.path
+    svc.journal.record('request', { method: req.method, path, status, client: req.headers['x-dockside-client'] })
+    if (!isAdmin(path)) requests.record({ seq: 0, time: svc.clock.now(), method: req.method, url: req.url, path, query: target.query, headers: req.headers, body, client: clientOf(req, target), status, override, websocket })
+  }
+  // The override that answers, if any: only looked for when there are overrides (one comparison otherwise).
+  const overridden = (req: ProtoRequest, target: Target) =>
+    overrides.size === 0 || isAdmin(target.path)
+      ? undefined
+      : overrides.answer(host.service(), { method: req.method, url: req.url, path: target.path, query: target.query, headers: req.headers, client: clientOf(req, target), signal: req.signal, body: () => req.body() })
   const refused = (req: ProtoRequest, path: string, refusal: Refusal) => {
     host.service().journal.record('access.refused', { path, status: refusal.response.status, reason: refusal.reason, origin: req.headers.origin, host: req.headers.host })
     return refusal.response
@@ -66,16 +88,24 @@ export function createProtocol(host: ProtocolHost): Protocol {
     hub,
     routes: ROUTES,
     limits,
+    overrides,
+    requests,
     async handle(request) {
       const target = parseTarget(request.url)
       const svc = host.service()
-      // Every route reads its body through this cap, on every way in.
-      const req: ProtoRequest = { ...request, body: () => request.body(limits.maxBodySize) }
+      // Every route reads its body through this cap, on every way in; the text read is kept for the request log.
+      let bodyText: string | undefined
+      let bodyRead: Promise<string> | undefined
+      const req: ProtoRequest = { ...request, body: () => (bodyRead ??= request.body(limits.maxBodySize).then((t) => (bodyText = t))) }
       let res: ProtoResponse
+      let override: string | undefined
       try {
         if (Number(req.headers['content-length']) > limits.maxBodySize) throw new BodyTooLargeError(limits.maxBodySize)
+        const outcome = await overridden(req, target)
+        override = outcome?.id
         const push = PUSH.exec(target.path)
-        if (push && req.method === 'POST') {
+        if (outcome?.response) res = outcome.response
+        else if (push && req.method === 'POST') {
           let name: string
           try {
             name = decodeURIComponent(push[1])
@@ -89,26 +119,38 @@ export function createProtocol(host: ProtocolHost): Protocol {
           res = await eventsStream(svc, req, target, limits)
         } else if (target.path.startsWith('/_dockside/') || target.path === '/_dockside') {
           const refusal = await guardAdmin(req, host.access?.() ?? noAccess)
-          res = refusal ? refused(req, target.path, refusal) : await handleAdmin(svc, host, hub, req, target)
+          res = refusal ? refused(req, target.path, refusal) : await handleAdmin(svc, host, hub, req, target, { overrides, requests })
         } else {
           res = (await handleDocker(svc, req, target)) ?? unservedDocker(req.method, target.path)
         }
       } catch (error) {
         res = errorResponse(error)
       }
-      if (!target.path.startsWith('/_dockside/journal')) record(req, target.path, res.status)
+      if (!target.path.startsWith('/_dockside/journal')) record(req, target, res.status, override, bodyText)
       return res
     },
     async upgrade(req) {
       const target = parseTarget(req.url)
       if (target.path !== '/events/ws') return { kind: 'not-found', response: jsonError(404, `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.`) }
+      // An override may refuse the upgrade with its own answer, delay it, or pass it on.
+      let outcome: Awaited<ReturnType<typeof overridden>>
+      try {
+        outcome = await overridden(req, target)
+      } catch (error) {
+        outcome = { id: '(failed)', response: errorResponse(error) }
+      }
+      if (outcome?.response) {
+        record(req, target, outcome.response.status, outcome.id, undefined, true)
+        return { kind: 'reject', response: { ...outcome.response, body: outcome.response.body ?? '' } }
+      }
+      const override = outcome?.id
       if (req.method !== 'GET') {
-        record(req, target.path, 405)
+        record(req, target, 405, override, undefined, true)
         return { kind: 'reject', response: jsonError(405, `A websocket upgrade must be a GET request, not ${req.method}.`, { allow: 'GET' }) }
       }
       const refusal = guardUpgrade(req, host.access?.() ?? noAccess)
       if (refusal) {
-        record(req, target.path, refusal.response.status)
+        record(req, target, refusal.response.status, override, undefined, true)
         return { kind: 'reject', response: refused(req, target.path, refusal) }
       }
       // HYPER-HMAC-SHA256 signed headers: always accepted; verified when access keys are configured.
@@ -117,12 +159,12 @@ export function createProtocol(host: ProtocolHost): Protocol {
       if (!signature.ok) {
         svc.journal.record('auth.refused', { path: target.path, status: signature.status, reason: signature.message })
         const response = json(signature.status, signature.detail ? { message: signature.message, ...signature.detail } : { message: signature.message })
-        record(req, target.path, signature.status)
+        record(req, target, signature.status, override, undefined, true)
         return { kind: 'reject', response }
       }
       if (signature.accessKey) svc.journal.record('auth.signed', { accessKey: signature.accessKey, verified: signature.verified })
       const result = await eventsUpgrade(host.service(), hub, req, target, limits)
-      record(req, target.path, result.kind === 'reject' ? result.response.status : 101)
+      record(req, target, result.kind === 'reject' ? result.response.status : 101, override, undefined, true)
       return result
     },
   }

@@ -7,6 +7,7 @@ import { faultCases } from './faults.case'
 import { adminCases } from './admin.case'
 import { chaosCases } from './chaos.case'
 import { dockerCases } from './docker.case'
+import { overrideCases } from './overrides.case'
 
 /** Every case, written once. */
 export const allCases: Record<string, Case[]> = {
@@ -16,6 +17,7 @@ export const allCases: Record<string, Case[]> = {
   admin: adminCases,
   chaos: chaosCases,
   docker: dockerCases,
+  overrides: overrideCases,
 }
 
 /** Runs every case through one way in; cases it cannot run are listed with their reason. */

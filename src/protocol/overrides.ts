@@ -1,0 +1,299 @@
+// Per-test overrides: answer any route (the events websocket upgrade included) with a scripted reply, a delay on the
+// fake's clock, or a handler that looks at the request and then answers or passes to the fake's own route. The newest
+// override that matches wins, as with msw's `server.use()` and WireMock stubs. They live until `reset()` (the vitest
+// fixture closes its fake after each test). The admin API (`/_dockside/*`) cannot be overridden: it is how overrides
+// are removed. See docs/api.md#per-test-overrides.
+import { ConflictError, FieldError, InvalidInputError } from '../service/errors'
+import type { Service } from '../service/service'
+import { toMs, type Duration } from '../time/duration'
+import { compilePattern, type Candidate, type CompiledPattern, type RequestPattern, type Tester } from './requests'
+import type { ProtoResponse } from './types'
+
+/** What an override answers. */
+export interface OverrideReply {
+  /** 200-599. @default 200 */
+  status?: number
+  /** Response headers; `content-length` is always computed. */
+  headers?: Record<string, string>
+  /** A string is sent as is (`text/plain` unless a `content-type` header says otherwise); anything else as JSON. */
+  body?: unknown
+  /** Wait this long on the fake's clock first (ms or `'2s'`): `advance()` moves it under the virtual clock. @default 0 */
+  delay?: Duration
+  /** After the delay, let the fake's own route answer (faults included) instead of `status`/`body`. @default false */
+  passthrough?: boolean
+}
+
+/** The request an override handler looks at. Header names are lower-case; values are the real ones. */
+export interface OverrideRequest {
+  method: string
+  /** Path and query as received. */
+  url: string
+  /** Path without the API version prefix. */
+  path: string
+  query: Record<string, string>
+  headers: Record<string, string | undefined>
+  client: string | undefined
+  /** The body as text (capped at the fake's `maxBodySize`); the fake's route can read it again. */
+  text(): Promise<string>
+  /** The body parsed as JSON. */
+  json(): Promise<unknown>
+}
+
+/** Looks at a request: returns a reply, `{ passthrough: true }`, or nothing to let the next override (or the fake) answer. */
+export type OverrideHandler = (request: OverrideRequest) => OverrideReply | undefined | void | Promise<OverrideReply | undefined | void>
+
+/** Options of {@link Overrides.use}. */
+export interface OverrideOptions {
+  /** How many requests it answers, then it is spent (and stays listed). @default unlimited */
+  times?: number
+  /** Its id, for `remove(id)` and the journal. @default 'override-N' */
+  id?: string
+}
+
+/** An override in place. */
+export interface OverrideHandle {
+  readonly id: string
+  /** Requests it answered (or passed through after its delay). */
+  readonly used: number
+  /** Takes it away at once; false when it was already gone. */
+  remove(): boolean
+}
+
+/** An override as listed by `fake.overrides.list()` and `GET /_dockside/overrides`. */
+export interface OverrideInfo {
+  id: string
+  /** The request pattern as text: `POST /images/*\/push query tag="1.0"`. */
+  request: string
+  /** The scripted reply, or `'handler'` for a function. */
+  response: OverrideReply | 'handler'
+  times: number | null
+  used: number
+}
+
+/** The overrides of one fake. */
+export interface Overrides {
+  /**
+   * Answers requests matching `request` with `response` (a reply or a handler) until `reset()`. The newest match wins.
+   * @example fake.use({ method: 'POST', path: '/images/*\/push' }, { status: 503, body: { message: 'down for maintenance' } }, { times: 1 })
+   */
+  use(request: RequestPattern | string, response: OverrideReply | OverrideHandler, options?: OverrideOptions): OverrideHandle
+  list(): OverrideInfo[]
+  remove(id: string): boolean
+  clear(): void
+  readonly size: number
+}
+
+/** What the router gets back: the override's id, and its answer unless it passed through. */
+export interface OverrideOutcome {
+  id: string
+  response?: ProtoResponse & { body?: string }
+}
+
+/** The request as the router sees it, for {@link OverrideStore.answer}. */
+export interface OverrideInput extends Candidate {
+  url: string
+  signal: AbortSignal
+  body(): Promise<string>
+}
+
+/** Internal side of {@link Overrides}, used by the router. */
+export interface OverrideStore extends Overrides {
+  answer(svc: Service, req: OverrideInput): Promise<OverrideOutcome | undefined>
+  /** Adds one from the admin API's JSON (`{ id?, request, response, times? }`), path patterns compiled by `regex`. */
+  addJson(value: unknown, regex: (source: string) => Tester): OverrideHandle
+}
+
+interface Entry {
+  id: string
+  pattern: CompiledPattern
+  response: OverrideReply | OverrideHandler
+  times: number
+  used: number
+}
+
+const REPLY_FIELDS = ['status', 'headers', 'body', 'delay', 'passthrough']
+
+/** Checks a reply (given to `use()` or returned by a handler); `where` names it in the error. */
+function checkReply(reply: unknown, where: string): OverrideReply {
+  if (reply === null || typeof reply !== 'object' || Array.isArray(reply)) throw new FieldError(where, 'must be a reply object like { status: 503, body: { message: "..." } }, or a handler function', 'override')
+  const r = reply as Record<string, unknown>
+  const unknown = Object.keys(r).find((k) => !REPLY_FIELDS.includes(k))
+  if (unknown !== undefined) throw new FieldError(`${where}.${unknown}`, `unknown field; allowed: ${REPLY_FIELDS.join(', ')}`, 'override')
+  if (r.status !== undefined && (!Number.isInteger(r.status) || (r.status as number) < 200 || (r.status as number) > 599)) {
+    throw new FieldError(`${where}.status`, `must be an integer from 200 to 599 (a websocket's 101 is the fake's own: use passthrough), not ${JSON.stringify(r.status)}`, 'override')
+  }
+  if (r.headers !== undefined && (r.headers === null || typeof r.headers !== 'object' || Object.values(r.headers).some((v) => typeof v !== 'string'))) {
+    throw new FieldError(`${where}.headers`, 'must be an object of header names to string values', 'override')
+  }
+  if (r.delay !== undefined) {
+    try {
+      toMs(r.delay as Duration, 'override delay')
+    } catch (error) {
+      throw new FieldError(`${where}.delay`, (error as Error).message, 'override')
+    }
+  }
+  if (r.passthrough !== undefined && typeof r.passthrough !== 'boolean') throw new FieldError(`${where}.passthrough`, 'must be true or false', 'override')
+  if (r.passthrough === true && (r.status !== undefined || r.body !== undefined || r.headers !== undefined)) {
+    throw new FieldError(where, 'passthrough lets the fake answer: give it no status, headers or body (a delay is fine)', 'override')
+  }
+  return r as OverrideReply
+}
+
+const encoder = new TextEncoder()
+
+function toResponse(reply: OverrideReply): ProtoResponse & { body?: string } {
+  const headers: Record<string, string> = {}
+  for (const [k, v] of Object.entries(reply.headers ?? {})) headers[k.toLowerCase()] = v
+  const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body)
+  if (reply.body !== undefined) headers['content-type'] ??= typeof reply.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json'
+  headers['content-length'] = String(encoder.encode(body).length)
+  return { status: reply.status ?? 200, headers, body }
+}
+
+function requestOf(req: OverrideInput): OverrideRequest {
+  return {
+    method: req.method,
+    url: req.url,
+    path: req.path,
+    query: Object.fromEntries(req.query),
+    headers: req.headers,
+    client: req.client,
+    text: () => req.body(),
+    json: async () => {
+      const text = await req.body()
+      try {
+        return JSON.parse(text) as unknown
+      } catch {
+        throw new InvalidInputError(`The request body is not JSON (${text.length} characters).`)
+      }
+    },
+  }
+}
+
+const JSON_FIELDS = ['id', 'request', 'response', 'times']
+const JSON_REQUEST_FIELDS = ['method', 'path', 'pathPattern', 'query', 'headers', 'body', 'client']
+
+/**
+ * A pattern from JSON: string values only, `pathPattern` an RE2 regexp; checked field by field. `status` is allowed
+ * for verification (`GET /_dockside/requests`), not for overrides (they match before there is an answer).
+ */
+export function patternFromJson(value: unknown, where: string, regex: (source: string) => Tester, subject = 'override', allowStatus = false): CompiledPattern {
+  if (value === undefined) return compilePattern({})
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FieldError(where, 'must be an object like {"method":"GET","path":"/_ping"}', subject)
+  const v = value as Record<string, unknown>
+  const fields = allowStatus ? [...JSON_REQUEST_FIELDS, 'status'] : JSON_REQUEST_FIELDS
+  const unknown = Object.keys(v).find((k) => !fields.includes(k))
+  if (unknown !== undefined) throw new FieldError(`${where}.${unknown}`, `unknown field; allowed: ${fields.join(', ')}`, subject)
+  if (v.status !== undefined && (typeof v.status !== 'number' || !Number.isInteger(v.status))) throw new FieldError(`${where}.status`, 'must be an integer HTTP status', subject)
+  for (const k of ['method', 'path', 'pathPattern', 'client'] as const) {
+    if (v[k] !== undefined && typeof v[k] !== 'string') throw new FieldError(`${where}.${k}`, 'must be a string', subject)
+  }
+  if (v.path !== undefined && v.pathPattern !== undefined) throw new FieldError(where, 'give "path" or "pathPattern", not both', subject)
+  if (typeof v.path === 'string' && !v.path.startsWith('/')) throw new FieldError(`${where}.path`, 'must start with "/"', subject)
+  for (const k of ['query', 'headers'] as const) {
+    const rec = v[k]
+    if (rec !== undefined && (rec === null || typeof rec !== 'object' || Array.isArray(rec) || Object.values(rec).some((x) => typeof x !== 'string'))) {
+      throw new FieldError(`${where}.${k}`, 'must be an object of names to string values', subject)
+    }
+  }
+  if (v.body !== undefined && (v.body === null || (typeof v.body !== 'string' && typeof v.body !== 'object'))) throw new FieldError(`${where}.body`, 'must be the exact text, or a JSON object/array the body must contain', subject)
+  let path: RequestPattern['path'] = v.path as string | undefined
+  if (typeof v.pathPattern === 'string') {
+    const tester = compileTester(v.pathPattern, `${where}.pathPattern`, regex, subject)
+    // A RegExp-like object: the pattern only calls test().
+    path = Object.assign(Object.create(RegExp.prototype) as RegExp, { test: (t: string) => tester.test(t), toString: () => `/${v.pathPattern as string}/` })
+  }
+  const pattern: RequestPattern = { ...(v as RequestPattern), path }
+  delete (pattern as Record<string, unknown>).pathPattern
+  if (pattern.path === undefined) delete pattern.path
+  try {
+    return compilePattern(pattern, (source) => compileTester(source, `${where}.path`, regex, subject))
+  } catch (error) {
+    throw error instanceof FieldError ? error : new FieldError(where, (error as Error).message, subject)
+  }
+}
+
+function compileTester(source: string, where: string, regex: (source: string) => Tester, subject: string): Tester {
+  try {
+    return regex(source)
+  } catch (error) {
+    throw new FieldError(where, `not a valid RE2 regular expression: ${(error as Error).message}`, subject)
+  }
+}
+
+export function createOverrides(): OverrideStore {
+  // Newest last; searched from the end.
+  let entries: Entry[] = []
+  let next = 0
+  const add = (pattern: CompiledPattern, response: OverrideReply | OverrideHandler, options: OverrideOptions = {}): OverrideHandle => {
+    if (options === null || typeof options !== 'object') throw new InvalidInputError('Override options must be an object like { times: 1 }.')
+    const unknown = Object.keys(options).find((k) => k !== 'times' && k !== 'id')
+    if (unknown !== undefined) throw new FieldError(unknown, 'unknown option; allowed: times, id', 'override options')
+    const times = options.times ?? Infinity
+    if (times !== Infinity && (!Number.isInteger(times) || times < 1)) throw new FieldError('times', `must be an integer of 1 or more, not ${JSON.stringify(options.times)}`, 'override options')
+    if (typeof response !== 'function') checkReply(response, 'response')
+    const id = options.id ?? `override-${++next}`
+    if (typeof id !== 'string' || id === '') throw new FieldError('id', 'must be a non-empty string', 'override options')
+    if (entries.some((e) => e.id === id)) throw new ConflictError(`An override with id ${JSON.stringify(id)} is in place; remove it first or pick another id.`)
+    const entry: Entry = { id, pattern, response, times, used: 0 }
+    entries.push(entry)
+    return {
+      id,
+      get used() {
+        return entry.used
+      },
+      remove: () => store.remove(id),
+    }
+  }
+  const store: OverrideStore = {
+    get size() {
+      return entries.length
+    },
+    use: (request, response, options) => add(compilePattern(request), response, options),
+    list: () => entries.map((e) => ({ id: e.id, request: e.pattern.text, response: typeof e.response === 'function' ? 'handler' : e.response, times: e.times === Infinity ? null : e.times, used: e.used })),
+    remove(id) {
+      const before = entries.length
+      entries = entries.filter((e) => e.id !== id)
+      return entries.length < before
+    },
+    clear() {
+      entries = []
+    },
+    addJson(value, regex) {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FieldError('', 'must be an object like {"request":{"method":"GET","path":"/_ping"},"response":{"status":503}}', 'request body')
+      const v = value as Record<string, unknown>
+      const unknown = Object.keys(v).find((k) => !JSON_FIELDS.includes(k))
+      if (unknown !== undefined) throw new FieldError(unknown, `unknown field; allowed: ${JSON_FIELDS.join(', ')}`, 'request body')
+      if (v.response === undefined) throw new FieldError('response', 'is required: a reply like {"status":503,"body":{"message":"..."}} or {"passthrough":true,"delay":"2s"}', 'request body')
+      const pattern = patternFromJson(v.request, 'request', regex)
+      if (v.times !== undefined && (typeof v.times !== 'number' || !Number.isInteger(v.times) || v.times < 1)) throw new FieldError('times', 'must be an integer of 1 or more', 'request body')
+      if (v.id !== undefined && (typeof v.id !== 'string' || v.id === '')) throw new FieldError('id', 'must be a non-empty string', 'request body')
+      return add(pattern, checkReply(v.response, 'response'), { ...(v.times !== undefined ? { times: v.times as number } : {}), ...(v.id !== undefined ? { id: v.id as string } : {}) })
+    },
+    async answer(svc, req) {
+      let request: OverrideRequest | undefined
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const e = entries[i]
+        if (e.used >= e.times) continue
+        const body = e.pattern.needsBody ? await req.body().catch(() => undefined) : undefined
+        if (e.pattern.mismatches(req, body, false).length > 0) continue
+        let reply: OverrideReply | undefined
+        if (typeof e.response === 'function') {
+          const returned = await e.response((request ??= requestOf(req)))
+          // Nothing returned: the next override (or the fake) answers, and this one is not used up.
+          if (returned === undefined) continue
+          reply = checkReply(returned, `the handler of override ${e.id} returned`)
+        } else reply = e.response
+        // Removed while its handler ran (a reset): the fake answers as it is now.
+        if (!entries.includes(e)) return undefined
+        e.used++
+        const ms = reply.delay === undefined ? 0 : toMs(reply.delay)
+        svc.journal.record('override', { id: e.id, method: req.method, path: req.path, status: reply.passthrough ? 'passthrough' : (reply.status ?? 200), delayMs: ms })
+        if (ms > 0) await svc.clock.sleep(ms, req.signal, 'wait')
+        return reply.passthrough ? { id: e.id } : { id: e.id, response: toResponse(reply) }
+      }
+      return undefined
+    },
+  }
+  return store
+}

@@ -178,7 +178,7 @@ export function compilePattern(input: RequestPattern | string, regex: (source: s
   const body = p.body
   const parts: string[] = [method ?? '*', p.path === undefined ? '*' : String(p.path)]
   if (query.length) parts.push(`query ${query.map(([k, v]) => `${k}=${shownValue(v)}`).join(' ')}`)
-  if (headers.length) parts.push(`headers ${headers.map(([k, v]) => `${k}: ${shownValue(v)}`).join(', ')}`)
+  if (headers.length) parts.push(`headers ${headers.map(([k, v]) => `${k}: ${SECRET_HEADERS.test(k) ? '(a secret)' : shownValue(v)}`).join(', ')}`)
   if (body !== undefined) parts.push(`body ${shownValue(body)}`)
   if (p.client !== undefined) parts.push(`client ${shownValue(p.client)}`)
   if (p.status !== undefined) parts.push(`status ${p.status}`)
@@ -337,9 +337,10 @@ export function createRequestLog(limit = REQUEST_LOG_LIMIT): RequestLog {
       for (const r of ring.toArray()) {
         const mismatches = c.mismatches(candidateOf(r), r.body, true)
         if (mismatches.length === 0) continue
-        // Each differing field counts 1, a path that is a plain string by how far it is (a typo is close).
+        // Each differing field counts 1, a path that is a plain string by how far it is (a typo is close), a header,
+        // query parameter or client that is there with another value half.
         let d = 0
-        for (const m of mismatches) d += m.field === 'path' && c.plainPath !== undefined ? distance(c.plainPath, r.path) : 1
+        for (const m of mismatches) d += m.field === 'path' && c.plainPath !== undefined ? distance(c.plainPath, r.path) : m.field !== 'method' && m.field !== 'path' && m.actual !== '(none)' ? 0.5 : 1
         misses.push({ request: view(r), mismatches, distance: Math.round(d * 1000) / 1000 })
       }
       return misses.sort((a, b) => a.distance - b.distance || b.request.seq - a.request.seq).slice(0, max)

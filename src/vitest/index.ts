@@ -1,6 +1,7 @@
 // The vitest entry: a fixture that gives every test its own hooked fake, and matchers. See docs/in-process.md.
 import { expect, test as base } from 'vitest'
 import { installDeliveryMatchers } from './delivery-matchers'
+import { requestMatchers, type RequestMatchers } from './request-matchers'
 import { createDockside, type Dockside, type DocksideOptions } from '../dockside'
 import type { InterceptHandle, InterceptOptions } from '../transports/intercept/index'
 
@@ -110,11 +111,15 @@ export const docksideMatchers = {
 expect.extend(docksideMatchers)
 
 
+// ---- Request verification matchers (toHaveReceivedRequest, ...), runner-neutral, registered here ----
+export { requestMatchers, type RequestMatchers } from './request-matchers'
+expect.extend(requestMatchers)
+
 // ---- Delivery matchers (toHaveDeliveredAllEventsTo, ...), registered with the rest ----
 export * from './delivery-matchers'
 installDeliveryMatchers()
 
-interface DocksideMatchers<R = unknown> {
+interface DocksideMatchers<R = unknown> extends RequestMatchers<R> {
   /** The fake committed `image` (`repo[:tag]`) to its registry, as `options.user` when given. */
   toHavePushed(image: string, options?: PushedOptions): R
   /** The events websocket was reopened `times` times after the first connection. */

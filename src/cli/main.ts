@@ -13,7 +13,7 @@ const USAGE = `Usage:
                  [--clock real|auto|virtual] [--speed N] [--quiet]
                  [--tls | --cert FILE --key FILE] [--access-keys-file FILE]
                  [--admin-token-file FILE] [--allow-origin ORIGIN ...] [--allow-host NAME ...]
-                 [--max-body-size 1MiB] [--max-backlog 4MiB]
+                 [--max-body-size 1MiB] [--max-backlog 4MiB] [--max-fakes 32]
   dockside validate FILE       check a scenario file as serve would (exit 2 if refused)
   dockside --help | --version
 
@@ -28,7 +28,9 @@ Prefer the environment or files for secrets: command lines are visible to other 
 --allow-origin lets a web page's origin use the admin API and, once given, limits the events websocket to those origins;
 --allow-host lets the admin API answer another Host name (e.g. a compose service name). See docs/security.md.
 --max-body-size caps request bodies (larger: 413); --max-backlog caps what an events client that
-stops reading may fall behind (then close 1013). Sizes: bytes, or 512KiB, 4MiB, 1GB...`
+stops reading may fall behind (then close 1013). Sizes: bytes, or 512KiB, 4MiB, 1GB...
+--max-fakes caps the fleet: POST /_dockside/fakes creates an isolated fake on a port of its own, one per
+CI worker (docs/admin-api.md#fleet); 0 turns the fleet off.`
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`dockside: ${message}\n`)
@@ -59,6 +61,7 @@ async function serve(argv: string[]) {
         'allow-host': { type: 'string', multiple: true },
         'max-body-size': { type: 'string' },
         'max-backlog': { type: 'string' },
+        'max-fakes': { type: 'string', default: '32' },
       },
       strict: true,
     }))
@@ -75,6 +78,8 @@ async function serve(argv: string[]) {
   const speed = values.speed === undefined ? undefined : Number(values.speed)
   if (speed !== undefined && !(speed > 0 && Number.isFinite(speed) && (values.speed as string).trim() !== '')) fail(`invalid --speed ${values.speed}: expected a finite number above 0`)
 
+  const maxFakes = /^\d{1,4}$/.test(values['max-fakes'] as string) ? Number(values['max-fakes']) : NaN
+  if (!Number.isInteger(maxFakes)) fail(`invalid --max-fakes ${values['max-fakes']}: expected an integer from 0 (no fleet) to 9999`)
   const limits: { maxBodySize?: string; maxBacklog?: string } = { maxBodySize: values['max-body-size'] as string | undefined, maxBacklog: values['max-backlog'] as string | undefined }
   for (const [flag, value] of [['max-body-size', limits.maxBodySize], ['max-backlog', limits.maxBacklog]] as const) {
     try {
@@ -131,7 +136,7 @@ async function serve(argv: string[]) {
   const clock = clockFlag ?? scenarioMode ?? 'real'
   let fake
   try {
-    fake = createDockside({ scenario, seed, accessKeys, ...access, ...limits, clock: { mode: clock, ...(speed ? { speed } : {}) } })
+    fake = createDockside({ scenario, seed, accessKeys, ...access, ...limits, clock: { mode: clock, ...(speed ? { speed } : {}) }, fleet: maxFakes > 0 && { maxFakes } })
   } catch (error) {
     scenarioFailure(values.scenario as string, error)
   }

@@ -17,7 +17,7 @@ describe('docs/admin-api.md curl examples', () => {
   let server: DocksideServer
   let dashboard: WebSocket
   beforeAll(async () => {
-    fake = createDockside({ scenario: demoScenario })
+    fake = createDockside({ scenario: demoScenario, fleet: true })
     server = await fake.listen({ port: 0 })
     // The deliveries examples read about a client called "dashboard": keep one connected.
     dashboard = new WebSocket(`${server.wsUrl}/events/ws?client=dashboard`)

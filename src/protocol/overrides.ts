@@ -276,7 +276,7 @@ export function createOverrides(): OverrideStore {
         const e = entries[i]
         if (e.used >= e.times) continue
         const body = e.pattern.needsBody ? await req.body().catch(() => undefined) : undefined
-        if (e.pattern.mismatches(req, body, false).length > 0) continue
+        if (!e.pattern.matches(req, body)) continue
         let reply: OverrideReply | undefined
         if (typeof e.response === 'function') {
           const returned = await e.response((request ??= requestOf(req)))

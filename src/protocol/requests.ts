@@ -110,12 +110,13 @@ export interface Tester {
   test(text: string): boolean
 }
 
-/** A pattern compiled once: `mismatches` lists every field that differs (or stops at the first when `all` is false). */
+/** A pattern compiled once: `matches` answers without allocating (per request); `mismatches` lists every field that differs (reports). */
 export interface CompiledPattern {
   readonly needsBody: boolean
   /** The path when it is a plain string (no `*`, `:name` or RegExp): near misses rank paths by edit distance to it. */
   readonly plainPath: string | undefined
-  mismatches(req: Candidate, body: string | undefined, all: boolean): Mismatch[]
+  matches(req: Candidate, body: string | undefined): boolean
+  mismatches(req: Candidate, body: string | undefined): Mismatch[]
   /** The pattern as text, for messages. */
   readonly text: string
 }
@@ -183,55 +184,58 @@ export function compilePattern(input: RequestPattern | string, regex: (source: s
   if (p.client !== undefined) parts.push(`client ${shownValue(p.client)}`)
   if (p.status !== undefined) parts.push(`status ${p.status}`)
 
+  const bodyMatches = (text: string | undefined): boolean => {
+    if (text === undefined) return false
+    if (typeof body === 'string') return text === body
+    if (body instanceof RegExp) return body.test(text)
+    try {
+      return contains(JSON.parse(text), body)
+    } catch {
+      return false
+    }
+  }
+
   return {
     needsBody: body !== undefined,
     plainPath: typeof p.path === 'string' && !/[*:]/.test(p.path) ? p.path : undefined,
     text: parts.join(' '),
-    mismatches(req, text, all) {
+    matches(req, text) {
+      if (method !== undefined && req.method !== method && req.method.toUpperCase() !== method) return false
+      if (path && !path.test(req.path)) return false
+      for (let i = 0; i < query.length; i++) if (!test(query[i][1], req.query.get(query[i][0]))) return false
+      for (let i = 0; i < headers.length; i++) if (!test(headers[i][1], req.headers[headers[i][0]])) return false
+      if (p.client !== undefined && !test(p.client, req.client)) return false
+      if (p.status !== undefined && req.status !== p.status) return false
+      return body === undefined || bodyMatches(text)
+    },
+    mismatches(req, text) {
       const out: Mismatch[] = []
       const miss = (field: string, expected: unknown, actual: string | undefined) => out.push({ field, expected: shownValue(expected), actual: actual === undefined ? '(none)' : JSON.stringify(actual) })
       if (method !== undefined && req.method.toUpperCase() !== method) {
         miss('method', method, req.method)
-        if (!all) return out
       }
       if (path && !path.test(req.path)) {
         miss('path', p.path, req.path)
-        if (!all) return out
       }
       for (const [k, v] of query) {
         if (!test(v, req.query.get(k))) {
           miss(`query.${k}`, v, req.query.get(k))
-          if (!all) return out
         }
       }
       for (const [k, v] of headers) {
         if (!test(v, req.headers[k])) {
           // Never show a secret header's value, even a wrong one.
           miss(`headers.${k}`, SECRET_HEADERS.test(k) ? '(a secret)' : v, req.headers[k] === undefined ? undefined : maskHeader(k, req.headers[k]!))
-          if (!all) return out
         }
       }
       if (p.client !== undefined && !test(p.client, req.client)) {
         miss('client', p.client, req.client)
-        if (!all) return out
       }
       if (p.status !== undefined && req.status !== p.status) {
         miss('status', p.status, req.status === undefined ? undefined : String(req.status))
-        if (!all) return out
       }
       if (body !== undefined) {
-        let ok: boolean
-        if (text === undefined) ok = false
-        else if (typeof body === 'string') ok = text === body
-        else if (body instanceof RegExp) ok = body.test(text)
-        else {
-          try {
-            ok = contains(JSON.parse(text), body)
-          } catch {
-            ok = false
-          }
-        }
-        if (!ok) miss('body', body, text === undefined ? undefined : maskBody(text.length > 200 ? `${text.slice(0, 200)}...` : text))
+        if (!bodyMatches(text)) miss('body', body, text === undefined ? undefined : maskBody(text.length > 200 ? `${text.slice(0, 200)}...` : text))
       }
       return out
     },
@@ -323,7 +327,7 @@ export function createRequestLog(limit = REQUEST_LOG_LIMIT): RequestLog {
   const matching = (pattern: RequestPattern | string | CompiledPattern | undefined) => {
     const c = compile(pattern)
     const all = ring.toArray()
-    return c ? all.filter((r) => c.mismatches(candidateOf(r), r.body, false).length === 0) : all
+    return c ? all.filter((r) => c.matches(candidateOf(r), r.body)) : all
   }
   return {
     get omitted() {
@@ -335,7 +339,7 @@ export function createRequestLog(limit = REQUEST_LOG_LIMIT): RequestLog {
       const c = compile(pattern)!
       const misses: NearMiss[] = []
       for (const r of ring.toArray()) {
-        const mismatches = c.mismatches(candidateOf(r), r.body, true)
+        const mismatches = c.mismatches(candidateOf(r), r.body)
         if (mismatches.length === 0) continue
         // Each differing field counts 1, a path that is a plain string by how far it is (a typo is close), a header,
         // query parameter or client that is there with another value half.

@@ -11,7 +11,7 @@ import type { CreateContainerOptions } from '../../src/service/containers'
 const schema = JSON.parse(readFileSync(new URL('../../docs/scenario.schema.json', import.meta.url), 'utf8'))
 
 test('bug: createDockside({ sed: 5 }) was silently accepted; now it throws naming the option and listing the allowed ones', () => {
-  expect(() => createDockside({ sed: 5 } as never)).toThrow(/^createDockside options: unknown option "sed"; allowed: seed, clock, .*scenario, accessKeys, adminToken, allowedOrigins, allowedHosts, maxBodySize, maxBacklog$/)
+  expect(() => createDockside({ sed: 5 } as never)).toThrow(/^createDockside options: unknown option "sed"; allowed: seed, clock, .*scenario, accessKeys, adminToken, allowedOrigins, allowedHosts, maxBodySize, maxBacklog, fleet$/)
   expect(() => createDockside(null as never)).toThrow('createDockside options: must be an object of options')
 })
 

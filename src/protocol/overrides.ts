@@ -7,6 +7,7 @@ import { ConflictError, FieldError, InvalidInputError } from '../service/errors'
 import type { Service } from '../service/service'
 import { toMs, type Duration } from '../time/duration'
 import { compilePattern, type Candidate, type CompiledPattern, type RequestPattern, type Tester } from './requests'
+import { parseTarget } from './http'
 import type { ProtoResponse } from './types'
 
 /** What an override answers. */
@@ -99,6 +100,11 @@ export interface OverrideInput extends Candidate {
 /** Internal side of {@link Overrides}, used by the router. */
 export interface OverrideStore extends Overrides {
   answer(svc: Service, req: OverrideInput): Promise<OverrideOutcome | undefined>
+  /**
+   * Whether a live override's pattern covers `method url` (its body, if it has one, unknown yet): a way in that only
+   * passes the fake's own routes on (the in-process hooks' unhandled-request policy) passes these on too.
+   */
+  covers(method: string, url: string, headers: Record<string, string | undefined>): boolean
   /** Adds one from the admin API's JSON (`{ id?, request, response, times? }`), path patterns compiled by `regex`. */
   addJson(value: unknown, regex: (source: string) => Tester): OverrideHandle
 }
@@ -269,6 +275,12 @@ export function createOverrides(): OverrideStore {
       if (v.times !== undefined && (typeof v.times !== 'number' || !Number.isInteger(v.times) || v.times < 1)) throw new FieldError('times', 'must be an integer of 1 or more', 'request body')
       if (v.id !== undefined && (typeof v.id !== 'string' || v.id === '')) throw new FieldError('id', 'must be a non-empty string', 'request body')
       return add(pattern, checkReply(v.response, 'response'), { ...(v.times !== undefined ? { times: v.times as number } : {}), ...(v.id !== undefined ? { id: v.id as string } : {}) })
+    },
+    covers(method, url, headers) {
+      if (entries.length === 0) return false
+      const target = parseTarget(url)
+      const candidate: Candidate = { method, path: target.path, query: target.query, headers, client: headers['x-dockside-client'] ?? target.query.get('client') }
+      return entries.some((e) => e.used < e.times && e.pattern.matches(candidate, undefined, true))
     },
     async answer(svc, req) {
       let request: OverrideRequest | undefined

@@ -115,7 +115,8 @@ export interface CompiledPattern {
   readonly needsBody: boolean
   /** The path when it is a plain string (no `*`, `:name` or RegExp): near misses rank paths by edit distance to it. */
   readonly plainPath: string | undefined
-  matches(req: Candidate, body: string | undefined): boolean
+  /** `skipBody`: as if the body matched (not read yet). */
+  matches(req: Candidate, body: string | undefined, skipBody?: boolean): boolean
   mismatches(req: Candidate, body: string | undefined): Mismatch[]
   /** The pattern as text, for messages. */
   readonly text: string
@@ -199,14 +200,14 @@ export function compilePattern(input: RequestPattern | string, regex: (source: s
     needsBody: body !== undefined,
     plainPath: typeof p.path === 'string' && !/[*:]/.test(p.path) ? p.path : undefined,
     text: parts.join(' '),
-    matches(req, text) {
+    matches(req, text, skipBody = false) {
       if (method !== undefined && req.method !== method && req.method.toUpperCase() !== method) return false
       if (path && !path.test(req.path)) return false
       for (let i = 0; i < query.length; i++) if (!test(query[i][1], req.query.get(query[i][0]))) return false
       for (let i = 0; i < headers.length; i++) if (!test(headers[i][1], req.headers[headers[i][0]])) return false
       if (p.client !== undefined && !test(p.client, req.client)) return false
       if (p.status !== undefined && req.status !== p.status) return false
-      return body === undefined || bodyMatches(text)
+      return body === undefined || skipBody || bodyMatches(text)
     },
     mismatches(req, text) {
       const out: Mismatch[] = []

@@ -40,6 +40,16 @@ export const overrideCases: Case[] = [
     },
   },
   {
+    name: 'an override stubs a Docker route the fake does not serve (container logs), on every way in',
+    async run({ fake, h }) {
+      fake.use('GET /containers/:id/logs', (req) => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: `logs of ${req.path.split('/')[2]} (stdout=${req.query.stdout})` }))
+      const res = await h.fetch('/v1.47/containers/web/logs?stdout=1')
+      expect(res.status).toBe(200)
+      expect(await res.text()).toBe('logs of web (stdout=1)')
+      expect(fake.requests.list('/containers/*/logs').map((r) => [r.status, r.override])).toEqual([[200, 'override-1']])
+    },
+  },
+  {
     name: 'a delay waits on the fake clock: no answer until the test advances it',
     async run({ fake, h }) {
       fake.use('GET /version', { delay: '30s', passthrough: true })

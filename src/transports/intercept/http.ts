@@ -98,7 +98,8 @@ function toProtoRequest(request: Request, region: HookedRegion): ProtoRequest {
 
 async function answer(region: HookedRegion, request: Request): Promise<[number, string | Readable, Record<string, string>]> {
   const proto = toProtoRequest(request, region)
-  const served = region.routes.http(request.method, proto.url)
+  // A route the fake serves, or one an override covers (a stub for a Docker route the fake lacks).
+  const served = region.routes.http(request.method, proto.url) || region.protocol.overrides.covers(request.method, proto.url, proto.headers)
   if (!served) return region.unhandled(request.method, request.url, () => region.protocol.handle(proto).then(finish))
   return finish(await region.protocol.handle(proto))
 
@@ -120,7 +121,7 @@ export function hookHttp(nock: Nock, region: HookedRegion): () => void {
   const scope = nock(region.origin, { allowUnmocked: bypass }).persist()
   const interceptors: Interceptor[] = []
   for (const method of METHODS) {
-    const interceptor = scope.intercept((uri: string) => !bypass || region.routes.http(method, uri), method)
+    const interceptor = scope.intercept((uri: string) => !bypass || region.routes.http(method, uri) || region.protocol.overrides.covers(method, uri, {}), method)
     interceptors.push(interceptor)
     interceptor.reply(function (this: unknown, request: Request) {
       return answer(region, request)

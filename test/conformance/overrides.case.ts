@@ -108,6 +108,26 @@ export const overrideCases: Case[] = [
     },
   },
   {
+    name: 'a delay holds the events websocket handshake on the fake clock, then lets it through',
+    async run({ fake, h }) {
+      fake.use('/events/ws', { delay: '5s', passthrough: true })
+      const decided = new Promise<void>((resolve) => fake.on('journal', (e) => e.type === 'override' && resolve()))
+      let settled = false
+      const pending = h.connect('/events/ws?client=late').finally(() => (settled = true))
+      // The upgrade has reached the fake and is held: 4 s later it is still not open.
+      await decided
+      await fake.clock.advance('4s')
+      expect(settled).toBe(false)
+      expect(fake.journal.ofType('ws.open')).toHaveLength(0)
+      await fake.clock.advance('1s')
+      const ws = await pending
+      expect(ws.status).toBe(101)
+      fake.containers.create({ name: 'web', image: 'nginx' }).start()
+      expect(JSON.parse(await ws.nextMessage()).Action).toBe('start')
+      ws.close()
+    },
+  },
+  {
     name: 'overrides through the admin API: add, list, answer, delete; bad input is a 400 naming the field',
     async run({ h }) {
       const added = await h.fetch('/_dockside/overrides', post({ id: 'maint', request: { method: 'GET', pathPattern: '^/containers/[^/]+/json$' }, response: { status: 503, body: { message: 'maintenance' } }, times: 2 }))

@@ -27,6 +27,10 @@ export function formatEntry(e: JournalEntry): string | undefined {
       return `${t} timeline step skipped: ${e.message}`
     case 'maintenance.restart':
       return `${t} restart closed ${e.closed} events socket(s)`
+    case 'fleet.create':
+      return `${t} fleet   ${e.id} listening on port ${e.port} (seed ${e.seed})`
+    case 'fleet.remove':
+      return `${t} fleet   ${e.id} ended`
     case 'timeline':
     case 'push.done':
     case 'container.create':

@@ -193,6 +193,13 @@ describe('a fleet on one shared `dockside serve`', () => {
 })
 
 describe('a fleet in process', () => {
+  it('dockside serve logs each member it creates and ends, with its port', async () => {
+    const { formatEntry } = await import('../../src/cli/format')
+    const line = formatEntry({ seq: 1, time: Date.UTC(2026, 0, 1), type: 'fleet.create', id: 'fake-3', port: 40123, seed: 7 })
+    expect(line).toBe('2026-01-01T00:00:00.000Z fleet   fake-3 listening on port 40123 (seed 7)')
+    expect(formatEntry({ seq: 2, time: Date.UTC(2026, 0, 1), type: 'fleet.remove', id: 'fake-3' })).toBe('2026-01-01T00:00:00.000Z fleet   fake-3 ended')
+  })
+
   it('createDockside({ fleet }) serves one; closing the fake ends every member', async () => {
     const fake = createDockside({ fleet: { maxFakes: 2 } })
     const server = await fake.listen({ port: 0 })

@@ -6,6 +6,7 @@ const entries = {
   server: 'src/transports/server/index.ts',
   intercept: 'src/transports/intercept/index.ts',
   vitest: 'src/vitest/index.ts',
+  msw: 'src/transports/msw/index.ts',
 }
 
 export default defineConfig({
@@ -17,5 +18,5 @@ export default defineConfig({
   clean: true,
   splitting: true,
   sourcemap: false,
-  external: ['vitest', 'nock', 'mock-socket'],
+  external: ['vitest', 'nock', 'mock-socket', 'msw'],
 })

@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^dockside\/intercept$/, replacement: src('transports/intercept/index.ts') },
       { find: /^dockside\/vitest$/, replacement: src('vitest/index.ts') },
       { find: /^dockside\/msw$/, replacement: src('transports/msw/index.ts') },
+      { find: /^dockside\/browser$/, replacement: src('browser/index.ts') },
     ],
   },
   test: {

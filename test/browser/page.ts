@@ -36,4 +36,4 @@ async function push(name: string, tag: string, onChunk: (text: string) => Promis
   return { status: res.status, contentType: res.headers.get('content-type') }
 }
 
-Object.assign(globalThis, { dockside: { fake, watch, push, API } })
+Object.assign(globalThis, { dockside: { fake, watch, push, API, worker, createDockside, docksideHandlers } })

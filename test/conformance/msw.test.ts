@@ -84,3 +84,16 @@ describe('docksideHandlers', () => {
     server.resetHandlers()
   })
 })
+
+describe('docksideHandlers: the socket opens once the fake has subscribed it', () => {
+  it("an event emitted in the client's onopen reaches it", async () => {
+    await using fake = createDockside()
+    server.resetHandlers(...docksideHandlers(fake))
+    const ws = new WebSocket('wss://us-west-1.hyper.test/events/ws')
+    const frame = new Promise<string>((resolve) => ws.addEventListener('message', (m) => resolve(String(m.data))))
+    ws.onopen = () => fake.containers.create({ name: 'early', image: 'nginx' }).start()
+    expect(JSON.parse(await frame).Actor.Attributes.name).toBe('early')
+    ws.close()
+    server.resetHandlers()
+  })
+})

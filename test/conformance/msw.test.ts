@@ -1,16 +1,43 @@
 import { setupServer } from 'msw/node'
 import { http, HttpResponse } from 'msw'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../src/index'
 import { DEFAULT_DOMAIN, DEFAULT_REGION } from '../../src/transports/intercept/index'
 import { docksideHandlers } from '../../src/transports/msw/index'
 import { probeWithGlobalWs } from '../support/global-ws-probe'
-import type { WayIn } from '../support/way-in'
+import { drainWithClock } from '../support/helpers'
+import { probeWithWs } from '../support/ws-probe'
+import type { Harness, WayIn } from '../support/way-in'
 import { runConformance } from './suite'
 
 // Every case of the suite through MSW: setupServer with dockside's handlers, driven by the global fetch and
 // WebSocket (which MSW intercepts), on https://us-west-1.hyper.test. An unhandled request fails the test.
 const server = setupServer()
+
+/** A script whose bytes must be the same on every way in for the same seed. */
+async function script(fake: Dockside, h: Harness) {
+  fake.images.add('localhost:5000/team/app', { tags: ['1.0'], layers: [3_000_000, 1_000_000] })
+  const all = await h.connect('/events/ws')
+  const filtered = await h.connect(`/events/ws?filters=${encodeURIComponent('{"event":{"stop":true}}')}`)
+  const c = fake.containers.create({ name: 'web', image: 'nginx:1.27', labels: { app: 'web' } })
+  c.start()
+  await fake.clock.advance('90s')
+  c.stop({ exitCode: 137 })
+  const frames = [await all.nextMessage(), await all.nextMessage(), await filtered.nextMessage()]
+  const res = await h.fetch('/v1.47/images/localhost:5000/team/app/push?tag=1.0', { method: 'POST' })
+  const push = await drainWithClock(res, () => fake.clock.advance('100ms'))
+  all.close()
+  filtered.close()
+  return { frames, push }
+}
+
+// The reference bytes, from the real server, taken before MSW patches fetch and WebSocket.
+let reference: Awaited<ReturnType<typeof script>>
+beforeAll(async () => {
+  await using fake = createDockside({ seed: 99 })
+  await using s = await fake.listen({ port: 0 })
+  reference = await script(fake, { baseUrl: s.url, wsBaseUrl: s.wsUrl, fetch: (p, i) => fetch(s.url + p, i), connect: (p) => probeWithWs(s.wsUrl + p), close: async () => {} })
+})
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
 afterAll(() => server.close())
 
@@ -95,5 +122,17 @@ describe('docksideHandlers: the socket opens once the fake has subscribed it', (
     expect(JSON.parse(await frame).Actor.Attributes.name).toBe('early')
     ws.close()
     server.resetHandlers()
+  })
+})
+
+describe('same seed, same script: byte-identical through MSW and on the server', () => {
+  it('event frames and push lines match byte for byte', async () => {
+    await using b = createDockside({ seed: 99 })
+    const h = await mswWay.start(b)
+    const throughMsw = await script(b, h)
+    await h.close()
+    expect(throughMsw.frames).toEqual(reference.frames)
+    expect(throughMsw.push).toBe(reference.push)
+    expect(reference.push.split('\n').length).toBeGreaterThan(8)
   })
 })

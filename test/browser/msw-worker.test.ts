@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { build } from 'esbuild'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { createDockside, docksideHandlers } from '../../src/browser/index'
+import type { createDockside, docksideHandlers, loadScenario } from '../../src/browser/index'
 import { root } from '../support/cli'
 import { hasCommand, skipUnless } from '../clients/support/clients'
 
@@ -29,6 +29,7 @@ interface InPage {
     worker: { use(...handlers: unknown[]): void; resetHandlers(): void }
     createDockside: typeof createDockside
     docksideHandlers: typeof docksideHandlers
+    loadScenario: typeof loadScenario
   }
 }
 
@@ -189,6 +190,24 @@ describe.skipIf(skip)('a page runs a fake behind MSW (headless Chromium, service
       return out
     })
     expect(result).toEqual([403, 101, [origin]])
+  })
+
+  it('what needs Node says so in a page: listen(), intercept(), loadScenario(path); scenarios as objects work', async () => {
+    const result = await page.evaluate(async () => {
+      const { fake, createDockside, loadScenario } = (globalThis as unknown as InPage).dockside
+      const message = (p: Promise<unknown>) => p.then(() => 'resolved', (e: Error) => e.message)
+      const withScenario = createDockside({ scenario: { seed: 4, containers: [{ name: 'db', image: 'postgres:17', running: true }] } })
+      return {
+        listen: await message(fake.listen()),
+        intercept: await message(fake.intercept()),
+        loadScenario: await message(loadScenario('scenario.yaml')),
+        containers: withScenario.containers.list().map((c) => c.name),
+      }
+    })
+    expect(result.listen).toMatch(/^dockside: fake.listen\(\) opens a port, which needs Node; in a browser, answer .* setupWorker\(...docksideHandlers\(fake\)\)/)
+    expect(result.intercept).toMatch(/fake.intercept\(\) hooks Node's fetch and http, which needs Node/)
+    expect(result.loadScenario).toMatch(/loadScenario\(path\) reads a file, which needs Node/)
+    expect(result.containers).toEqual(['db'])
   })
 
   // MSW's limit, pinned so that docs/msw.md is updated when MSW lifts it: its worker tees each mocked response to

@@ -1,6 +1,6 @@
 // A page of a front-end team's dashboard, bundled by msw-worker.test.ts: a fake runs in the page, MSW's service worker
 // answers the page's own fetch, MSW's WebSocket answers its sockets. Nothing reaches the network.
-import { createDockside, docksideHandlers } from 'dockside/browser'
+import { createDockside, docksideHandlers, loadScenario } from 'dockside/browser'
 import { setupWorker } from 'msw/browser'
 
 const fake = createDockside({ seed: 5 })
@@ -36,4 +36,4 @@ async function push(name: string, tag: string, onChunk: (text: string) => Promis
   return { status: res.status, contentType: res.headers.get('content-type') }
 }
 
-Object.assign(globalThis, { dockside: { fake, watch, push, API, worker, createDockside, docksideHandlers } })
+Object.assign(globalThis, { dockside: { fake, watch, push, API, worker, createDockside, docksideHandlers, loadScenario } })

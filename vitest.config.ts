@@ -11,6 +11,8 @@ export default defineConfig({
       { find: /^dockside\/server$/, replacement: src('transports/server/index.ts') },
       { find: /^dockside\/intercept$/, replacement: src('transports/intercept/index.ts') },
       { find: /^dockside\/vitest$/, replacement: src('vitest/index.ts') },
+      { find: /^dockside\/msw$/, replacement: src('transports/msw/index.ts') },
+      { find: /^dockside\/browser$/, replacement: src('browser/index.ts') },
     ],
   },
   test: {

@@ -3,7 +3,8 @@ import type { HostTimers } from '../time/clock'
 // Captured at import so that a user's fake timers (vi.useFakeTimers) installed later cannot stall the fake.
 const realSetTimeout = globalThis.setTimeout
 const realClearTimeout = globalThis.clearTimeout
-const realSetImmediate = globalThis.setImmediate
+// Browsers have no setImmediate: a zero timeout stands in (the auto clock's "host loop idle" check).
+const realSetImmediate: (fn: () => void) => unknown = globalThis.setImmediate ?? ((fn: () => void) => realSetTimeout(fn, 0))
 const perfNow = globalThis.performance.now.bind(globalThis.performance)
 
 /** The host's real timers, as captured when dockside was imported. */

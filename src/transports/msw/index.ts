@@ -1,0 +1,309 @@
+// MSW request handlers for the service's addresses: a third way in, beside the server and the in-process hooks.
+// Thin like the others: each MSW request or connection becomes a protocol call (handle/upgrade); every behaviour
+// stays in the protocol. No Node built-ins: the same handlers run under msw/node and in a page under msw/browser.
+// See docs/msw.md.
+import { http, ws, type HttpHandler, type WebSocketHandler } from 'msw'
+import type { Dockside } from '../../dockside'
+import { errorResponse } from '../../protocol/http'
+import { EVENTS_MAX_MESSAGE, readCappedText } from '../../protocol/limits'
+import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '../../protocol/types'
+import { servedAt } from '../intercept/registry'
+
+/** The same defaults as the in-process hook (`DEFAULT_DOMAIN`, `DEFAULT_REGION` of dockside/intercept; a test keeps them equal). */
+const DOMAIN = 'hyper.test'
+const REGION = 'us-west-1'
+
+/** Options of {@link docksideHandlers}: the addresses answered, as for `fake.intercept()`. */
+export interface DocksideHandlersOptions {
+  /** The region whose host is answered: `https://<region>.<domain>`. Ignored when `baseUrl` is given. @default 'us-west-1' */
+  region?: string
+  /** @default 'hyper.test' */
+  domain?: string
+  /** The HTTP address the client uses. @default `https://<region>.<domain>` */
+  baseUrl?: string
+  /** The websocket address the client uses. @default `baseUrl` with `wss:` (or `ws:` for `http:`) */
+  wsBaseUrl?: string
+}
+
+const OPTION_NAMES = ['region', 'domain', 'baseUrl', 'wsBaseUrl']
+
+/** What a refused or accepted handshake answered; set on the page's WebSocket as `handshake` (non-standard, as in process). */
+export interface MswHandshake {
+  status: number
+  /** Lower-case header names. */
+  headers: Record<string, string>
+  /** The refusal's body (JSON text); undefined on success. */
+  body: string | undefined
+}
+
+/** Chunks read ahead of the client, standing in for a socket's buffer (backpressure beyond that), as in process. */
+const READ_AHEAD = 64
+
+function originOf(name: string, value: string, schemes: string[]): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: expected an absolute URL such as https://us-west-1.hyper.test.`)
+  }
+  if (!schemes.includes(url.protocol)) throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: expected a ${schemes.join(' or ')} URL.`)
+  if (url.pathname !== '/' || url.search) throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: give the origin only (scheme, host and port), no path or query.`)
+  return url.origin
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * The protocol's streaming body as a byte stream. Pumped like the server's write loop: the next chunk is asked for as
+ * soon as the previous one is queued (up to {@link READ_AHEAD} chunks, which is backpressure), so a push paced by the
+ * clock moves as far per `clock.advance()` as on the server. A failure (a TransportReset) reaches the reader after the
+ * chunks queued before it, as on the server.
+ */
+function toStream(body: AsyncIterable<string>, abort: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  const iterator = body[Symbol.asyncIterator]()
+  const encoder = new TextEncoder()
+  // An empty first chunk makes msw/node write the status line and headers at once, as the server's flushHeaders()
+  // does: `await fetch()` resolves before the first line (an idle GET /events stream included).
+  const queue: Uint8Array[] = [new Uint8Array(0)]
+  let ended = false
+  let closed = false
+  let failure: unknown
+  let wake: (() => void) | undefined
+  let space: (() => void) | undefined
+  const notify = () => {
+    wake?.()
+    wake = undefined
+  }
+  const release = () => {
+    space?.()
+    space = undefined
+  }
+  const stop = () => {
+    if (closed) return
+    closed = true
+    release()
+    notify()
+    if (!ended) void Promise.resolve(iterator.return?.()).catch(() => {})
+  }
+  void (async () => {
+    try {
+      while (!closed) {
+        const { value, done } = await iterator.next()
+        if (done || closed) break
+        if (value === '') continue
+        queue.push(encoder.encode(value))
+        notify()
+        if (queue.length >= READ_AHEAD) await new Promise<void>((resolve) => (space = resolve))
+      }
+    } catch (error) {
+      failure = error
+    }
+    ended = true
+    notify()
+  })()
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // The protocol ends a body at once (a consumer too far behind): the client sees the connection end.
+        abort?.addEventListener('abort', () => {
+          stop()
+          try {
+            controller.error(abort.reason)
+          } catch {
+            // already closed
+          }
+        })
+      },
+      async pull(controller) {
+        while (!queue.length && !ended && !closed) await new Promise<void>((resolve) => (wake = resolve))
+        if (closed) return
+        if (queue.length) {
+          controller.enqueue(queue.shift()!)
+          return release()
+        }
+        closed = true
+        if (failure !== undefined) controller.error(failure)
+        else controller.close()
+      },
+      // The client went away (cancel or abort): end the protocol's body, which cancels a push.
+      cancel: stop,
+    },
+    { highWaterMark: 0 },
+  )
+}
+
+const NULL_BODY = new Set([101, 103, 204, 205, 304])
+
+function toResponse(method: string, res: ProtoResponse): Response {
+  const headers = new Headers(res.headers)
+  if (method === 'HEAD' || res.body === undefined || NULL_BODY.has(res.status)) {
+    // A streaming body nobody will read still ends (a HEAD of a stream).
+    if (res.body !== undefined && typeof res.body !== 'string') void Promise.resolve(res.body[Symbol.asyncIterator]().return?.()).catch(() => {})
+    return new Response(null, { status: res.status, headers })
+  }
+  if (typeof res.body === 'string') return new Response(res.body, { status: res.status, headers })
+  // Chunked framing, as node:http uses for a body of unknown length: msw/node otherwise frames it by closing the
+  // connection, so a TransportReset mid-body would look like a clean end to the client.
+  if (!headers.has('content-length')) headers.set('transfer-encoding', 'chunked')
+  return new Response(toStream(res.body, res.abort), { status: res.status, headers })
+}
+
+interface PageSocket extends WebSocket {
+  handshake?: MswHandshake
+}
+
+/**
+ * What a browser's WebSocket shows when the connection fails (a refused handshake, or a server gone without a close
+ * frame): `error`, then `close` with 1006 and `wasClean: false`. MSW's mocked socket closes cleanly with the code it
+ * is given, so the failure's close event is marked unclean on the way out.
+ */
+function failConnection(socket: PageSocket | undefined, client: { close(code?: number, reason?: string): void }) {
+  if (socket && (socket.readyState === 2 || socket.readyState === 3)) return
+  if (socket) {
+    const dispatch = socket.dispatchEvent
+    socket.dispatchEvent = function (this: PageSocket, event: Event) {
+      if (event.type === 'close') {
+        Object.defineProperty(event, 'wasClean', { value: false })
+        socket.dispatchEvent = dispatch
+      }
+      return dispatch.call(this, event)
+    }
+    socket.dispatchEvent(new Event('error'))
+  }
+  client.close(1006, '')
+}
+
+type RunArgs = Parameters<WebSocketHandler['run']>
+
+/**
+ * MSW request handlers that answer the service's addresses with `fake`: HTTP (`http.all` on
+ * `https://<region>.hyper.test`) and the events websocket (`ws.link` on `wss://<region>.hyper.test`). Add them
+ * beside your own handlers in `setupServer(...)` (msw/node) or `setupWorker(...)` (msw/browser).
+ * @example
+ * const server = setupServer(...docksideHandlers(fake, { region: 'us-west-1' }), ...myHandlers)
+ * server.listen()
+ */
+export function docksideHandlers(fake: Dockside, options: DocksideHandlersOptions = {}): [HttpHandler, WebSocketHandler] {
+  if (fake === null || typeof fake !== 'object' || typeof fake.protocol?.handle !== 'function') {
+    throw new TypeError('docksideHandlers(fake, options) needs a fake from createDockside() as its first argument.')
+  }
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError('docksideHandlers options must be an object, e.g. { region: "us-west-1" }.')
+  const unknown = Object.keys(options).find((k) => !OPTION_NAMES.includes(k))
+  if (unknown !== undefined) throw new TypeError(`docksideHandlers options: unknown option "${unknown}"; allowed: ${OPTION_NAMES.join(', ')}.`)
+  const region = options.baseUrl ? undefined : (options.region ?? REGION)
+  const origin = originOf('baseUrl', options.baseUrl ?? `https://${region}.${options.domain ?? DOMAIN}`, ['https:', 'http:'])
+  const wsOrigin = options.wsBaseUrl ? originOf('wsBaseUrl', options.wsBaseUrl, ['wss:', 'ws:']) : origin.replace(/^http/, 'ws')
+  const protocol = fake.protocol
+  const servedHttp = servedAt(origin)
+  const servedWs = servedAt(wsOrigin)
+
+  // Every request to the service's HTTP origin, except websocket upgrades (the ws.link below answers those).
+  const httpHandler = http.all(
+    ({ request }) => new URL(request.url).origin === origin && request.headers.get('upgrade')?.toLowerCase() !== 'websocket',
+    async ({ request }) => {
+      const url = new URL(request.url)
+      const headers: Record<string, string | undefined> = {}
+      request.headers.forEach((value, key) => (headers[key] = value))
+      // On the wire every request names its host; fetch adds it below the Request MSW sees.
+      headers.host ??= url.host
+      let body: Promise<string> | undefined
+      const proto: ProtoRequest = {
+        method: request.method,
+        url: url.pathname + url.search,
+        headers,
+        signal: request.signal,
+        body: (max) => (body ??= readCappedText(request.body as AsyncIterable<Uint8Array> | null, max)),
+        remoteAddress: 'msw',
+        served: servedHttp,
+      }
+      return toResponse(request.method, await protocol.handle(proto))
+    },
+  )
+
+  const link = ws.link(new RegExp(`^${escapeRegExp(wsOrigin)}(/|$)`))
+  /** What each connection's handshake decided, from `run` (awaited by MSW before the socket opens) to `connection`. */
+  const decided = new WeakMap<object, (client: RunArgs[0]['client']) => void>()
+  const handler = link.addEventListener('connection', ({ client }) => decided.get(client)?.(client))
+
+  // MSW opens the page's socket once every handler's `run` has resolved: the handshake is decided here, so a refusal
+  // (or a stall, or connect latency) happens before `open`, as on the wire.
+  const run = handler.run.bind(handler)
+  handler.run = async (connection: RunArgs[0], context?: RunArgs[1]) => {
+    if (!handler.test(connection.client.url, context)) return null
+    const { client } = connection
+    const socket = (client as { socket?: PageSocket }).socket
+    const abort = new AbortController()
+    let session: SocketSession | undefined
+    let failed = false
+    const fail = () => {
+      failed = true
+      abort.abort()
+      failConnection(socket, client)
+    }
+    client.addEventListener('close', (event) => {
+      abort.abort()
+      const s = session
+      session = undefined
+      s?.clientClosed(event.code, event.reason)
+    })
+    client.addEventListener('message', (event) => {
+      const data = event.data
+      const size = typeof data === 'string' ? new TextEncoder().encode(data).byteLength : data instanceof Blob ? data.size : data.byteLength
+      if (size > EVENTS_MAX_MESSAGE) session?.tooBig()
+    })
+    // A browser's close() before the handshake completes fails the connection (1006), whatever code it passes.
+    if (socket) {
+      const close = socket.close
+      socket.close = function (this: PageSocket, code?: number, reason?: string) {
+        if (this.readyState !== 0) return close.call(this, code, reason)
+        if (code !== undefined && code !== 1000 && (code < 3000 || code > 4999)) throw new DOMException(`The close code must be either 1000, or between 3000 and 4999. ${code} is neither.`, 'InvalidAccessError')
+        fail()
+      }
+    }
+
+    const url = new URL(connection.client.url)
+    const list = connection.info.protocols
+    const protocols = typeof list === 'string' ? [list] : (list ?? [])
+    const headers: Record<string, string> = {
+      host: url.host,
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      ...(protocols.length ? { 'sec-websocket-protocol': protocols.join(', ') } : {}),
+    }
+    // A page's WebSocket sends its origin, as browsers do.
+    const pageOrigin = (globalThis as { location?: { origin?: string } }).location?.origin
+    if (pageOrigin && /^https?:\/\//.test(pageOrigin)) headers.origin = pageOrigin
+    const req: ProtoRequest = { method: 'GET', url: url.pathname + url.search, headers, signal: abort.signal, body: async () => '', remoteAddress: 'msw', served: servedWs }
+
+    let result: UpgradeResult
+    try {
+      result = await protocol.upgrade(req)
+    } catch (error) {
+      result = { kind: 'reject', response: errorResponse(error) as ProtoResponse & { body?: string } }
+    }
+    if (failed || (socket && socket.readyState !== 0)) {
+      // The client gave up meanwhile; the protocol saw the abort. Still handled here: never passed to the network.
+    } else if (result.kind !== 'accept') {
+      const { status, headers: h, body } = result.response
+      if (socket) socket.handshake = { status, headers: { ...h }, body: typeof body === 'string' ? body : undefined }
+      fail()
+    } else {
+      if (socket) socket.handshake = { status: 101, headers: { upgrade: 'websocket', connection: 'Upgrade' }, body: undefined }
+      const open = result.open
+      decided.set(client, () => {
+        if (socket && socket.readyState !== 0) return
+        // A close or drop decided before the page saw `open` waits for it, as a client sees 101 before a close frame.
+        const whenOpen = (fn: () => void) => (socket && socket.readyState === 0 ? socket.addEventListener('open', () => queueMicrotask(fn), { once: true }) : fn())
+        session = open({
+          send: (text) => client.send(text),
+          // On a microtask, as the frames sent before it are: they reach the page first.
+          close: (code, reason) => whenOpen(() => queueMicrotask(() => client.close(code, reason))),
+          drop: () => whenOpen(() => queueMicrotask(() => failConnection(socket, client))),
+        })
+      })
+    }
+    return run(connection, context)
+  }
+  return [httpHandler, handler]
+}

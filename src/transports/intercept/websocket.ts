@@ -475,14 +475,6 @@ export class InProcessWebSocket extends EventTarget {
     if (!(#state in this)) throw illegal()
     return this.#protocol
   }
-  get binaryType(): BinaryType {
-    if (!(#state in this)) throw illegal()
-    return this.#binaryType
-  }
-  set binaryType(type: BinaryType) {
-    if (!(#state in this)) throw illegal()
-    this.#binaryType = type === 'blob' || type === 'arraybuffer' ? type : 'blob'
-  }
   /** Non-standard: the in-process handshake's answer, set before `open` or `error`. */
   get handshake(): Handshake | undefined {
     if (!(#state in this)) throw illegal()
@@ -513,6 +505,14 @@ export class InProcessWebSocket extends EventTarget {
   set onmessage(fn: Handler) {
     this.#setHandler('message', fn)
   }
+  get binaryType(): BinaryType {
+    if (!(#state in this)) throw illegal()
+    return this.#binaryType
+  }
+  set binaryType(type: BinaryType) {
+    if (!(#state in this)) throw illegal()
+    this.#binaryType = type === 'blob' || type === 'arraybuffer' ? type : 'blob'
+  }
   #getHandler(type: HandlerType): Handler {
     if (!(#state in this)) throw illegal()
     return this.#handlers[type] as Handler
@@ -537,6 +537,8 @@ export class InProcessWebSocket extends EventTarget {
 const constant = (value: number) => ({ value, enumerable: true, writable: false, configurable: false })
 const states = { CONNECTING: constant(CONNECTING), OPEN: constant(OPEN), CLOSING: constant(CLOSING), CLOSED: constant(CLOSED) }
 Object.defineProperties(InProcessWebSocket, states)
+// What `ws.constructor.name` and V8's messages (`#<WebSocket>`) say, as for Node's class.
+Object.defineProperty(InProcessWebSocket, 'name', { value: 'WebSocket' })
 Object.defineProperties(InProcessWebSocket.prototype, {
   ...states,
   url: enumerable,

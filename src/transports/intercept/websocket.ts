@@ -64,6 +64,12 @@ function flush() {
 // Events, as Node's WebSocket fires them.
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * Why the handshake request's signal aborts when the socket ends: one reason for all (`abort()` without one builds an
+ * AbortError DOMException with a stack trace on every close).
+ */
+const SOCKET_ENDED = new DOMException('The in-process WebSocket ended.', 'AbortError')
+
 const illegal = () => Object.assign(new TypeError('Illegal invocation'), { code: 'ERR_INVALID_THIS' })
 const NO_PORTS: readonly MessagePort[] = Object.freeze([])
 
@@ -403,7 +409,7 @@ export class InProcessWebSocket extends EventTarget {
     if (this.#state === CLOSED) return
     this.#state = CLOSED
     this.#closeSent = true
-    this.#abort?.abort()
+    this.#abort?.abort(SOCKET_ENDED)
     const session = this.#session
     this.#session = undefined
     session?.clientClosed(code, reason)
@@ -422,7 +428,7 @@ export class InProcessWebSocket extends EventTarget {
     if (this.#state === CONNECTING) {
       // Fail the connection; its error and close come in a later task (the spec; Node fires them inside close()).
       this.#state = CLOSING
-      this.#abort?.abort()
+      this.#abort?.abort(SOCKET_ENDED)
       return enqueue(this, () => this.#fail())
     }
     this.#state = CLOSING

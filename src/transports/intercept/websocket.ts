@@ -263,6 +263,14 @@ function byteLength(data: string | Blob | ArrayBuffer | ArrayBufferView): number
   return data.byteLength
 }
 
+/** The address a hooked region serves, parsed once per region rather than once per connect. */
+const served = new WeakMap<HookedRegion, ReturnType<typeof servedAt>>()
+function servedOf(region: HookedRegion) {
+  let s = served.get(region)
+  if (!s) served.set(region, (s = servedAt(region.wsOrigin)))
+  return s
+}
+
 const CONNECTING = 0
 const OPEN = 1
 const CLOSING = 2
@@ -347,7 +355,7 @@ export class InProcessWebSocket extends EventTarget {
     }
     const abort = new AbortController()
     this.#abort = abort
-    const req: ProtoRequest = { method: 'GET', url: target, headers, signal: abort.signal, body: async () => '', remoteAddress: 'in-process', served: servedAt(region.wsOrigin) }
+    const req: ProtoRequest = { method: 'GET', url: target, headers, signal: abort.signal, body: async () => '', remoteAddress: 'in-process', served: servedOf(region) }
     void this.#connect(region, req, list)
   }
 

@@ -6,7 +6,7 @@ import { createDockside, type Dockside } from '../../src/index'
 // modern fake timers are) faking setTimeout, setImmediate, setInterval and Date, never stalls an open, a frame or
 // a close. Before, mock-socket's setTimeout(…, 4) of the global timers held each open and close until a tick.
 const open: Dockside[] = []
-let clock: FakeTimers.InstalledClock | undefined
+let clock: ReturnType<typeof FakeTimers.install> | undefined
 afterEach(async () => {
   clock?.uninstall()
   clock = undefined

@@ -6,13 +6,13 @@
 //  2. per-test cost: create a fake + hook + one WebSocket connect + first message + close (+ restore and close the
 //     fake), in ms; against MSW's `ws.link()` doing the same (setupServer + listen + connect + first message + close).
 //     ratio = baseline / dockside (above 1: dockside is cheaper); goal <= 0.5 ms.
-// Usage: node bench/inprocess-ws.mjs [--json] [events=20000] [tests=300]   (needs `npx tsup` for dist/)
+// Usage: node bench/inprocess-ws.mjs [--json] [events=50000] [tests=300]   (needs `npx tsup` for dist/)
 import { Server as MockServer, WebSocket as MockWebSocket } from 'mock-socket'
 import { createDockside } from '../dist/index.js'
 
 const args = process.argv.slice(2)
 const json = args.includes('--json')
-const [EVENTS = 20000, TESTS = 300] = args.filter((a) => !a.startsWith('--')).map(Number)
+const [EVENTS = 50000, TESTS = 300] = args.filter((a) => !a.startsWith('--')).map(Number)
 const SUBS = 10
 const BATCH = 500
 const NodeWebSocket = globalThis.WebSocket

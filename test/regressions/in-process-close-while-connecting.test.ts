@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
-import { InProcessWebSocket, MOCK_SOCKET_DELAY_MS } from '../../src/transports/intercept/index'
+import { InProcessWebSocket } from '../../src/transports/intercept/index'
 
 // Regression: close() on an in-process WebSocket still CONNECTING fired `error` and `close` twice when the
 // fake's answer (accept or refusal) arrived before the close's own 4 ms failure: the second run reset the
@@ -19,13 +19,13 @@ async function closeWhileConnecting(path: string) {
   const ws = new hooks.WebSocket(`${hooks.wsBaseUrl}${path}`)
   for (const type of ['open', 'error', 'close']) ws.addEventListener(type, (e) => events.push(type === 'close' ? `close ${(e as CloseEvent).code}` : type))
   const closed = new Promise<void>((resolve) => ws.addEventListener('close', () => resolve()))
-  // Let the fake decide the handshake first: its answer comes back on a microtask, the close fails after 4 ms.
+  // Let the fake decide the handshake first: its answer comes back on a microtask, the close fails in a later task.
   await Promise.resolve()
   ws.close()
   expect(ws.readyState).toBe(InProcessWebSocket.CLOSING)
   await closed
-  // A repeated failure would come one mock-socket delay after the first: nothing to await but its absence.
-  await new Promise<void>((resolve) => globalThis.setTimeout(resolve, 3 * MOCK_SOCKET_DELAY_MS))
+  // A repeated failure would come a task after the first (every in-process step is a setImmediate task): let a few pass.
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve))
   return { events, ws }
 }
 

@@ -1,12 +1,12 @@
-// The in-process hooks: fetch/node:http/https through nock, the global WebSocket through mock-socket.
+// The in-process hooks: fetch/node:http/https through nock, the global WebSocket as our own in-process class.
 // See docs/in-process.md.
 import type { Dockside } from '../../dockside'
 import { hookHttp } from './http'
 import { httpOrigins, makeUnhandled, wsOrigins, type HookedRegion, type OnUnhandled } from './registry'
 import { routeMatcher } from './routes'
-import { closePipe, InProcessWebSocket, openPipe, setPassThrough } from './websocket'
+import { InProcessWebSocket, setPassThrough } from './websocket'
 
-export { InProcessWebSocket, MOCK_SOCKET_DELAY_MS, type Handshake } from './websocket'
+export { InProcessWebSocket, type Handshake } from './websocket'
 export type { OnUnhandled, UnhandledRequest } from './registry'
 export { followGlobalTimers, globalTimers } from '../../runtime/global-timers'
 
@@ -132,8 +132,6 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
         routes: routeMatcher(routes),
         unhandled: makeUnhandled(onUnhandled, routes),
       }
-      openPipe(region)
-      undo.push(() => closePipe(region))
       undo.push(hookHttp(nock, region))
       httpOrigins.set(p.origin, region)
       wsOrigins.set(p.wsOrigin, region)
@@ -178,7 +176,7 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
 
 
 /**
- * Hooks `fetch`, `node:http`/`https` (through nock) and the global `WebSocket` (through mock-socket) for one
+ * Hooks `fetch`, `node:http`/`https` (through nock) and the global `WebSocket` (an in-process class) for one
  * region's addresses, answered by `fake`. Other hosts pass through untouched.
  * @example
  * await using hooks = await intercept(fake, { region: 'us-west-1' })

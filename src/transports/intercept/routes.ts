@@ -37,9 +37,16 @@ function compile(route: string): Rule | undefined {
   return { methods, pattern: new RegExp(`^${source}${tail}`), websocket }
 }
 
+/** Compiled once per route text: every install (one per test) hooks the same routes. */
+const compiled = new Map<string, Rule | undefined>()
+const compileOnce = (route: string) => {
+  if (!compiled.has(route)) compiled.set(route, compile(route))
+  return compiled.get(route)
+}
+
 /** Builds a matcher from `protocol.routes`. */
 export function routeMatcher(routes: readonly string[]): RouteMatcher {
-  const rules = routes.flatMap((r) => r.split(/,\s*/)).map(compile).filter((r): r is Rule => r !== undefined)
+  const rules = routes.flatMap((r) => r.split(/,\s*/)).map(compileOnce).filter((r): r is Rule => r !== undefined)
   const strip = (path: string) => {
     const q = path.indexOf('?')
     const p = q < 0 ? path : path.slice(0, q)

@@ -6,6 +6,7 @@ import type { AccessOptions, Served } from '../../protocol/guard'
 import { errorResponse, jsonError } from '../../protocol/http'
 import { BodyTooLargeError, EVENTS_MAX_MESSAGE } from '../../protocol/limits'
 import type { Protocol } from '../../protocol/router'
+import { chooseSubprotocol } from '../../protocol/subprotocol'
 import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '../../protocol/types'
 
 // getBuiltinModule avoids the cost of a static ESM import of node:http at start-up.
@@ -161,7 +162,9 @@ function writeRaw(socket: Duplex, answer: ProtoResponse & { body?: string }) {
 export async function serve(protocol: Protocol, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   // The events websocket takes no client messages: a frame over EVENTS_MAX_MESSAGE bytes closes it with 1009.
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: EVENTS_MAX_MESSAGE })
+  // The sub-protocol answered is the one the in-process WebSocket answers too (the protocol's choice).
+  const handleProtocols = (offered: Set<string>) => chooseSubprotocol(offered) ?? false
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: EVENTS_MAX_MESSAGE, handleProtocols })
   // Handshake failures ws finds itself (a malformed Sec-WebSocket-Protocol...) get a JSON body too.
   wss.on('wsClientError', (error: Error, socket: Duplex) => {
     writeRaw(socket, jsonError(400, `Bad websocket handshake: ${error.message}.`))

@@ -1,0 +1,20 @@
+// The events websocket's sub-protocol choice, shared by both ways in so that a client sees the same `protocol`.
+
+/**
+ * The sub-protocol the fake answers in `Sec-WebSocket-Protocol`, given the ones the client offered in its order:
+ * the first, as the `ws` server does by default (the real service names none of its own). Undefined when none was
+ * offered: the answer then carries no `Sec-WebSocket-Protocol` and the client's `protocol` stays `''`.
+ */
+export function chooseSubprotocol(offered: Iterable<string>): string | undefined {
+  for (const p of offered) return p
+  return undefined
+}
+
+/** The values of a `Sec-WebSocket-Protocol` request header, in order. */
+export function offeredSubprotocols(header: string | undefined): string[] {
+  if (!header) return []
+  return header
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0)
+}

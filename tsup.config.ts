@@ -8,14 +8,31 @@ const entries = {
   vitest: 'src/vitest/index.ts',
 }
 
-export default defineConfig({
+export default defineConfig([{
   entry: { ...entries, cli: 'src/cli/main.ts' },
   format: ['esm'],
   dts: { entry: entries },
   target: 'node22',
   platform: 'node',
-  clean: true,
+  // dist/ui is the dashboard's block below: not cleaned from here (both blocks build at once).
+  clean: ['!ui/**'],
   splitting: true,
   sourcemap: false,
   external: ['vitest', 'nock', 'mock-socket'],
-})
+},
+// The dashboard (src/ui, preact + htm): one minified browser bundle plus the static files of src/ui/public, into
+// dist/ui, served at /_dockside/ui by `dockside serve`. Users need no build step; the page loads nothing from a CDN.
+{
+  entry: { app: 'src/ui/app.ts' },
+  format: ['esm'],
+  platform: 'browser',
+  target: 'es2022',
+  outDir: 'dist/ui',
+  clean: true,
+  minify: true,
+  splitting: false,
+  sourcemap: false,
+  dts: false,
+  publicDir: 'src/ui/public',
+  noExternal: [/.*/],
+}])

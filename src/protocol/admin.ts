@@ -10,6 +10,7 @@ import { json, type Target } from './http'
 import { toMs } from '../time/duration'
 import type { ProtocolHost } from './router'
 import type { ProtoRequest, ProtoResponse } from './types'
+import { handleAdminLive, LIVE_ROUTES } from './admin-live'
 
 /** Reads a JSON body of any shape (`empty` when there is none); `hint` says what to send instead of bad JSON. */
 async function readJsonValue(req: ProtoRequest, empty: unknown, hint = ''): Promise<unknown> {
@@ -56,6 +57,7 @@ const ADMIN_ROUTES = [
   'GET /_dockside/journal',
   'POST /_dockside/reset',
   'POST /_dockside/scenario[?from=now]',
+  ...LIVE_ROUTES,
 ]
 
 /** The admin API under `/_dockside/`, for people and non-JS tools. */
@@ -70,6 +72,9 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     }
   })
   const [resource, ref, verb] = parts
+  // The dashboard's routes (live feed, clock pause/resume/speed, scenario continue, the dashboard's files): admin-live.ts.
+  const live = await handleAdminLive(svc, host, hub, req, target, parts)
+  if (live) return live
 
   // `sockets/close` and `clock/advance` are actions, not resources with a ref.
   const key = resource === 'sockets' || resource === 'clock' ? `${m} ${parts.join('/')}` : `${m} ${resource}${ref !== undefined ? '/:ref' : ''}${verb !== undefined ? `/${verb}` : ''}`

@@ -173,7 +173,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'POST restart':
       return json(200, { closed: maintenanceRestart(svc, hub) })
     case 'GET clock':
-      return json(200, { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), nowMs: svc.clock.now(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending })
+      return json(200, { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), nowMs: svc.clock.now(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending, paused: svc.clock.paused, speed: svc.clock.speed })
     case 'POST clock/advance': {
       const body = await readBody<{ by?: string | number }>(svc, req, 'clockAdvanceBody')
       const by = body.by ?? target.query.get('by')

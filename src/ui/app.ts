@@ -138,17 +138,17 @@ function Containers(p: { state: State; events: EventFrame[]; now: number; act: (
   const [name, setName] = useState('')
   const [image, setImage] = useState('nginx:1.27')
   return html`<${Section} id="containers" title="Containers" wide>
-    <table>
+    <table class="cards">
       <thead><tr><th>Name</th><th>Image</th><th>Labels</th><th>Type</th><th>State</th><th>Uptime</th><th>Exit</th><th><span class="sr">Actions</span></th></tr></thead>
       <tbody>
         ${p.state.containers.map(
           (c) => html`<tr data-container=${c.name}>
-            <td>${c.name}</td><td class="mono">${c.image}</td>
-            <td>${Object.entries(c.labels).map(([k, v]) => html`<span class="chip">${k}=${v}</span>`)}</td>
-            <td>${c.instanceType}</td>
-            <td><span class=${`state ${c.state}`}>${c.state}</span></td>
-            <td>${c.state === 'running' && c.startedAt !== undefined ? fmtMs(p.now - c.startedAt) : '–'}</td>
-            <td>${c.state === 'running' ? '' : c.exitCode}</td>
+            <td data-label="Name"><strong>${c.name}</strong></td><td data-label="Image" class="mono">${c.image}</td>
+            <td data-label="Labels">${Object.entries(c.labels).map(([k, v]) => html`<span class="chip">${k}=${v}</span>`)}</td>
+            <td data-label="Type">${c.instanceType}</td>
+            <td data-label="State"><span class=${`state ${c.state}`}>${c.state}</span></td>
+            <td data-label="Uptime">${c.state === 'running' && c.startedAt !== undefined ? fmtMs(p.now - c.startedAt) : '–'}</td>
+            <td data-label="Exit">${c.state === 'running' ? '' : c.exitCode}</td>
             <td>${c.state === 'running'
               ? html`<button aria-label=${`Stop ${c.name}`} onClick=${() => p.act(`stop ${c.name}`, () => admin('POST', `containers/${encodeURIComponent(c.name)}/stop`))}>Stop</button>`
               : html`<button aria-label=${`Start ${c.name}`} onClick=${() => p.act(`start ${c.name}`, () => admin('POST', `containers/${encodeURIComponent(c.name)}/start`))}>Start</button>`}</td>
@@ -278,7 +278,10 @@ function App() {
         fetch(url).then(async (r) => !r.ok && setFilterError((await r.json()).message)).catch(() => {})
       }
     }
-    return () => source.close()
+    // Leaving the page ends the feed at once (the server sees the client go, the browser logs no cut stream).
+    const leave = () => source.close()
+    addEventListener('pagehide', leave)
+    return () => (source.close(), removeEventListener('pagehide', leave))
   }, [filter])
 
   useEffect(() => {

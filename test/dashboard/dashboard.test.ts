@@ -70,7 +70,7 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     expect(Date.now() - asked).toBeLessThan(1000)
     // Every control has a name a screen reader reads out.
     const unnamed = await page.evaluate(() =>
-      [...document.querySelectorAll('input, button')].filter((el) => !(el.closest('label') || el.getAttribute('aria-label') || el.textContent?.trim())).map((el) => el.outerHTML),
+      Array.from(document.querySelectorAll('input, button')).filter((el) => !(el.closest('label') || el.getAttribute('aria-label') || el.textContent?.trim())).map((el) => el.outerHTML),
     )
     expect(unnamed).toEqual([])
   })
@@ -176,7 +176,7 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     await expect.poll(() => page.locator('.events li').count()).toBeGreaterThan(2)
     await page.screenshot({ path: join(SHOTS, 'overview.png') })
     await page.setViewportSize({ width: 390, height: 844 })
-    const wide = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > innerWidth + 1 && !el.closest('.panel table, .panel tbody, .panel thead')).map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`))
+    const wide = await page.evaluate(() => Array.from(document.querySelectorAll('body *')).filter((el) => el.getBoundingClientRect().right > innerWidth + 1 && !el.closest('.panel table, .panel tbody, .panel thead')).map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`))
     expect(wide).toEqual([])
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true)
     await page.screenshot({ path: join(SHOTS, 'narrow.png') })

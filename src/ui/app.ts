@@ -229,7 +229,7 @@ function Faults(p: { state: State; act: (label: string, fn: () => Promise<unknow
     <table>
       <thead><tr><th>Id</th><th>On</th><th>Action</th><th>Matched</th><th>Fired</th><th>State</th></tr></thead>
       <tbody>${p.state.faults.map(
-        (f) => html`<tr data-fault=${f.id}><td class="mono">${f.id}</td><td>${f.on}</td><td class="mono small">${faultAction(f)}</td><td>${f.matched}</td><td>${f.fired}</td><td><span class=${`state ${faultState(f)}`}>${faultState(f)}</span></td></tr>`,
+        (f) => html`<tr data-fault=${f.id}><td class="mono nowrap">${f.id}</td><td>${f.on}</td><td class="mono small">${faultAction(f)}</td><td>${f.matched}</td><td>${f.fired}</td><td><span class=${`state ${faultState(f)}`}>${faultState(f)}</span></td></tr>`,
       )}</tbody>
     </table>
   </${Section}>`

@@ -85,6 +85,45 @@ describe('GET /_dockside/live', () => {
   })
 })
 
+describe('the live feed in process', () => {
+  it('streams the same snapshot and events through fetch hooked by fake.intercept()', async () => {
+    fake = createDockside({ seed: 4 })
+    const hooks = await fake.intercept()
+    try {
+      fake.containers.create({ name: 'web', image: 'nginx' }).start()
+      const res = await fetch(`${hooks.baseUrl}/_dockside/live`)
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/)
+      const messages = await readSse(res, (ms) => ms.some((m) => m.event === 'state') && ms.some((m) => m.event === 'events'))
+      expect((messages.find((m) => m.event === 'state')!.data as Snapshot).containers.map((c) => c.name)).toEqual(['web'])
+      expect((messages.find((m) => m.event === 'events')!.data as { Action: string }[]).map((e) => e.Action)).toEqual(['start'])
+    } finally {
+      hooks.restore()
+    }
+  })
+})
+
+describe('a timeline push', () => {
+  it('is refused by a push fault reply as a client would be: journaled, and failed on the board with the answer', async () => {
+    fake = createDockside({
+      scenario: {
+        images: [{ name: 'localhost:5000/team/app', tags: ['1.0'], layers: 2 }],
+        faults: [{ on: 'push', reply: 429, retryAfter: 5, match: { client: 'scenario' } }],
+        timeline: [{ at: '1s', push: 'localhost:5000/team/app:1.0' }, { at: '2s', push: 'localhost:5000/team/app:1.0' }],
+      },
+    })
+    await fake.clock.advance('10s')
+    expect(fake.journal.ofType('push.refused')).toMatchObject([{ repository: 'localhost:5000/team/app', client: 'scenario', message: expect.stringMatching(/^429 /) }])
+    expect(fake.journal.ofType('push.tag')).toHaveLength(1)
+    const server = await fake.listen()
+    const messages = await readSse(await fetch(`${server.url}/_dockside/live`), (ms) => ms.some((m) => m.event === 'state'))
+    expect((messages.find((m) => m.event === 'state')!.data as Snapshot).pushes.map((p) => p.state)).toEqual(['failed', 'done'])
+  })
+
+  it('names a bad image reference in the scenario', async () => {
+    expect(() => createDockside({ scenario: { timeline: [{ at: '1s', push: 'Team/App@sha256:abc' }] } })).toThrow(/timeline\[0\]\.push: cannot push a digest reference/)
+  })
+})
+
 describe('clock and scenario routes', () => {
   it('pause freezes a real clock, resume lets it run on, speed changes its pace', async () => {
     fake = createDockside({ clock: 'real' })

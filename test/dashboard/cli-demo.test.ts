@@ -1,5 +1,6 @@
 // `dockside demo` and `serve --open`, as a user runs them: the built CLI in a child process.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,9 +20,12 @@ afterEach(() => {
 })
 afterAll(() => rm(dir, { recursive: true, force: true }))
 
-/** Starts the CLI; `waitFor` resolves with the first stdout match of a pattern. */
-function cli(args: string[], env: Record<string, string | undefined>) {
-  const child = spawn(process.execPath, [cliEntry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DISPLAY: undefined, WAYLAND_DISPLAY: undefined, ...env } })
+/** Starts the CLI (in a terminal made by `script` when `tty`); `waitFor` resolves with the first stdout match of a pattern. */
+function cli(args: string[], env: Record<string, string | undefined>, tty = false) {
+  const command = [process.execPath, cliEntry, ...args].map((a) => `'${a}'`).join(' ')
+  const child = tty
+    ? spawn('script', ['-qfec', command, '/dev/null'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, DISPLAY: undefined, WAYLAND_DISPLAY: undefined, ...env } })
+    : spawn(process.execPath, [cliEntry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DISPLAY: undefined, WAYLAND_DISPLAY: undefined, ...env } })
   children.add(child)
   let out = ''
   let err = ''
@@ -41,6 +45,7 @@ function cli(args: string[], env: Record<string, string | undefined>) {
         check()
       }),
     stdout: () => out,
+    type: (text: string) => child.stdin!.write(text),
   }
 }
 
@@ -54,6 +59,17 @@ describe('dockside demo', () => {
     expect(await page.text()).toContain('<div id="app">')
     // The first step (at 1 s of real time) says its caption in the log.
     await run.waitFor(/ say {5}Version 2\.0 of the shop is built/)
+  })
+
+  it.skipIf(!existsSync('/usr/bin/script'))('a paused story goes on when the presenter presses Enter in the terminal', async () => {
+    const file = join(dir, 'pause.yaml')
+    await writeFile(file, 'timeline:\n  - { at: 200ms, say: "over to you", pause: true }\n  - { at: 400ms, say: "and on we go" }\n')
+    const run = cli(['demo', file, '--port', '0'], {}, true)
+    await run.waitFor(/ paused {2}the scenario waits: press Enter here/)
+    expect(run.stdout()).not.toMatch(/and on we go/)
+    run.type('\n')
+    await run.waitFor(/ continue the scenario goes on/)
+    await run.waitFor(/ say {5}and on we go/)
   })
 
   it('serve --open starts xdg-open with the dashboard address when there is a display', async () => {

@@ -20,19 +20,18 @@ export default defineConfig([{
   sourcemap: false,
   external: ['vitest', 'nock', 'mock-socket'],
 },
-// The dashboard (src/ui, preact + htm): one minified browser bundle plus the static files of src/ui/public, into
-// dist/ui, served at /_dockside/ui by `dockside serve`. Users need no build step; the page loads nothing from a CDN.
+// The dashboard (src/ui, preact + htm): one minified browser bundle, ui/app.js, and its stylesheet, ui/app.css,
+// beside the other entries (so --out-dir moves it too); served at /_dockside/ui. Users need no build step, and the
+// page loads nothing from a CDN. Not cleaned here: the block above cleans the folder, ui/ excepted.
 {
-  entry: { app: 'src/ui/app.ts' },
+  entry: { 'ui/app': 'src/ui/app.ts' },
   format: ['esm'],
   platform: 'browser',
   target: 'es2022',
-  outDir: 'dist/ui',
-  clean: true,
+  clean: false,
   minify: true,
   splitting: false,
   sourcemap: false,
   dts: false,
-  publicDir: 'src/ui/public',
   noExternal: [/.*/],
 }])

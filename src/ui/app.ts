@@ -3,6 +3,8 @@
 import htm from 'htm'
 import { h, render } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
+// Bundled by esbuild into ui/app.css beside ui/app.js.
+import './app.css'
 
 const html = htm.bind(h)
 

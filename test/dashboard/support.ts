@@ -8,7 +8,7 @@ export const uiDir = join(root, 'dist/ui')
 
 /** Builds dist/ (the dashboard bundle included) once if it is missing. */
 export function ensureUiBuilt(): void {
-  if (existsSync(join(uiDir, 'app.js')) && existsSync(join(uiDir, 'index.html'))) return
+  if (existsSync(join(uiDir, 'app.js')) && existsSync(join(uiDir, 'app.css'))) return
   const build = spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'pipe', encoding: 'utf8' })
   if (build.status !== 0) throw new Error(`npx tsup failed:\n${build.stdout}\n${build.stderr}`)
 }

@@ -264,6 +264,8 @@ function App() {
     setFilterError('')
     const url = `/_dockside/live${filter ? `?filters=${encodeURIComponent(filter)}` : ''}`
     const source = new EventSource(url)
+    // Each connection (the first, or after a reset) starts with the latest events again.
+    source.onopen = () => setEvents([])
     source.addEventListener('state', (e) => {
       setState(JSON.parse((e as MessageEvent).data))
       setReceived(performance.now())

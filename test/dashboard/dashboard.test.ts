@@ -143,6 +143,10 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     await page.getByLabel('Advance by').press('Enter')
     await expect.poll(() => admin('GET', 'clock').then((c) => c.elapsedMs)).toBe(90_000)
     await expect.poll(shown).toBe(start + 90_000)
+    // Reset (after its confirmation): the fake starts over and the page follows it on a new feed.
+    page.once('dialog', (d) => void d.accept())
+    await page.getByRole('button', { name: 'Reset' }).click()
+    await expect.poll(shown, { timeout: 5000 }).toBe(start)
     await page.goto('about:blank')
     await fake.close()
 

@@ -1,7 +1,8 @@
 // The two demo scenarios of examples/ tell their story to the end on their own: run here on the virtual clock
 // (they are written for the real one: `dockside demo examples/deploy-story.yaml`).
 import { describe, expect, it } from 'vitest'
-import { createDockside, loadScenario } from '../../src/index'
+import { readFile } from 'node:fs/promises'
+import { createDockside, loadScenario, parseScenario } from '../../src/index'
 
 const story = async (file: string) => {
   const fake = createDockside({ scenario: await loadScenario(new URL(`../../examples/${file}`, import.meta.url).pathname), clock: 'virtual' })
@@ -41,4 +42,15 @@ describe('demo stories run to the end on their own', () => {
     expect(fake.journal.ofType('timeline.error')).toEqual([])
     expect(fake.clock.pending).toBe(0)
   })
+})
+
+it('the storyboard of docs/scenarios.md is valid and pauses where it says', async () => {
+  const doc = await readFile(new URL('../../docs/scenarios.md', import.meta.url), 'utf8')
+  const yaml = /A storyboard for a live demo:\n\n```yaml\n([\s\S]*?)```/.exec(doc)![1]
+  const scenario = await parseScenario(`images: [{ name: "localhost:5000/shop/web", tags: ["2.0"], layers: 2 }]\n${yaml}`, 'docs/scenarios.md')
+  await using fake = createDockside({ scenario })
+  await fake.clock.advance('30s')
+  expect(fake.clock.elapsed()).toBe(10_000)
+  expect(fake.journal.ofType('say').map((e) => e.text)).toEqual(['The deploy tool pushes version 2.0', 'Watch the 429 storm: over to you'])
+  expect(fake.journal.ofType('push.tag')).toHaveLength(1)
 })

@@ -41,6 +41,8 @@ describe('GET /_dockside/live', () => {
     // The backlog came first: web's start, then api's as it happened.
     const names = messages.filter((m) => m.event === 'events').flatMap((m) => (m.data as { Actor: { Attributes: { name: string } } }[]).map((e) => e.Actor.Attributes.name))
     expect(names).toEqual(['web', 'api'])
+    // The page went away: the feed's subscription to the event log went with it (the fake's own listener stays).
+    await expect.poll(() => fake.events.subscriberCount).toBe(1)
   })
 
   it('filters events with the /events/ws syntax, and refuses a bad filter with a 400 naming it', async () => {

@@ -179,6 +179,8 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     await page.getByLabel(/Filter/).press('Enter')
     await expect.poll(() => page.locator('.events li').count()).toBeGreaterThan(2)
     await page.screenshot({ path: join(SHOTS, 'overview.png') })
+    await page.locator('#clients').getByText('billing-sdk').waitFor()
+    await page.screenshot({ path: join(SHOTS, 'full.png'), fullPage: true })
     await page.setViewportSize({ width: 390, height: 844 })
     const wide = await page.evaluate(() => Array.from(document.querySelectorAll('body *')).filter((el) => el.getBoundingClientRect().right > innerWidth + 1 && !el.closest('.panel table, .panel tbody, .panel thead')).map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`))
     expect(wide).toEqual([])

@@ -62,7 +62,10 @@ function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number
     })),
     pushes: svc.pushes.list(),
     sockets: [...hub.sockets].map((s) => ({ id: s.id, client: s.client, filters: s.filters, sent: s.sent })),
-    deliveries: svc.deliveries.clients().map((c) => svc.deliveries.summary(c)),
+    deliveries: svc.deliveries.clients().map((c) => {
+      const gaps = svc.deliveries.report(c).gaps
+      return { ...svc.deliveries.summary(c), gaps: gaps.length, away: gaps.some((g) => g.ongoing === true) }
+    }),
     faults: svc.faults.list().map((f) => ({ ...f.rule, fired: f.fired, matched: f.matched })),
     rateLimit: { rules: svc.rateLimit.get(), buckets: svc.rateLimit.buckets() },
     captions,

@@ -13,7 +13,7 @@ interface Container { id: string; name: string; image: string; labels: Record<st
 interface Layer { id: string; size: number; current: number; status: string }
 interface Push { id: number; repository: string; tags: string[]; registry: string; startedAt: number; state: string; layers: Layer[]; digests: Record<string, string>; error?: string }
 interface Fault { id: string; on: string; fired: number; matched: number; times?: number | 'always'; [k: string]: unknown }
-interface Delivery { client: string; expected: number; delivered: number; missed: number; duplicates: number; connections: number; refusals: number }
+interface Delivery { client: string; expected: number; delivered: number; missed: number; duplicates: number; connections: number; refusals: number; gaps: number; away: boolean }
 interface Bucket { rule: number; route: string; client: string; tokens: number; burst: number }
 interface State {
   clock: Clock
@@ -205,9 +205,9 @@ function Clients(p: { state: State }) {
   return html`<${Section} id="clients" title="Events clients">
     <p class="muted">${p.state.sockets.length} connected</p>
     <table>
-      <thead><tr><th>Client</th><th>Connections</th><th>Expected</th><th>Delivered</th><th>Missed</th><th>Duplicates</th><th>Refused</th></tr></thead>
+      <thead><tr><th>Client</th><th>Connections</th><th>Gaps</th><th>Expected</th><th>Delivered</th><th>Missed</th><th>Duplicates</th><th>Refused</th></tr></thead>
       <tbody>${p.state.deliveries.map(
-        (d) => html`<tr><td class="mono">${d.client}${p.state.sockets.some((s) => (s.client ?? '') === d.client) ? ' ●' : ''}</td><td>${d.connections}</td><td>${d.expected}</td><td>${d.delivered}</td>
+        (d) => html`<tr><td class="mono">${d.client}${p.state.sockets.some((s) => (s.client ?? '') === d.client) ? ' ●' : ''}</td><td>${d.connections}</td><td class=${d.away ? 'bad' : ''}>${d.gaps}${d.away ? ' (away)' : ''}</td><td>${d.expected}</td><td>${d.delivered}</td>
           <td class=${d.missed ? 'bad' : ''}>${d.missed}</td><td class=${d.duplicates ? 'bad' : ''}>${d.duplicates}</td><td>${d.refusals}</td></tr>`,
       )}</tbody>
     </table>

@@ -1,6 +1,7 @@
 // The dashboard's admin routes, over a real server: the live feed (server-sent events), clock pause/resume/speed,
 // scenario continue, and the dashboard's own files behind the admin guard.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
 import { createDockside, type Dockside } from '../../src/index'
 import { ensureUiBuilt, readSse } from './support'
 
@@ -84,6 +85,22 @@ describe('GET /_dockside/live', () => {
     expect(last.pushes[0].layers.every((l) => l.current === l.size)).toBe(true)
     expect(Object.values(last.pushes[0].digests)[0]).toMatch(/^sha256:[0-9a-f]{64}$/)
     expect(last.rateLimit.buckets).toEqual([{ rule: 0, route: 'push', client: 'ci', tokens: 3, burst: 3 }])
+  })
+})
+
+describe('delivery reports on the feed', () => {
+  it('counts a client\'s gaps, and says when it is away while owed events', async () => {
+    fake = createDockside({ seed: 4 })
+    const server = await fake.listen()
+    const ws = new WebSocket(`${server.wsUrl}/events/ws?client=sdk`)
+    await new Promise((r) => ws.once('open', r))
+    const closed = new Promise((r) => ws.once('close', r))
+    fake.restart()
+    await closed
+    fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    const messages = await readSse(await fetch(`${server.url}/_dockside/live`), (ms) => ms.some((m) => m.event === 'state'))
+    const deliveries = (messages.find((m) => m.event === 'state')!.data as { deliveries: { client: string; gaps: number; away: boolean; missed: number }[] }).deliveries
+    expect(deliveries).toMatchObject([{ client: 'sdk', gaps: 1, away: true, missed: 1 }])
   })
 })
 

@@ -15,7 +15,8 @@ const node: Options = {
   dts: { entry: entries },
   target: 'node22',
   platform: 'node',
-  clean: true,
+  // dist/ui is the dashboard's block below: not cleaned from here (both blocks build at once).
+  clean: ['!ui/**'],
   splitting: true,
   sourcemap: false,
   external: ['vitest', 'nock', 'mock-socket', 'msw'],
@@ -47,4 +48,20 @@ const browser: Options = {
   ],
 }
 
-export default defineConfig([node, browser])
+// The dashboard (src/ui, preact + htm): one minified browser bundle, ui/app.js, and its stylesheet, ui/app.css,
+// beside the other entries (so --out-dir moves it too); served at /_dockside/ui. Users need no build step, and the
+// page loads nothing from a CDN. Not cleaned here: the node block cleans the folder, ui/ excepted.
+const ui: Options = {
+  entry: { 'ui/app': 'src/ui/app.ts' },
+  format: ['esm'],
+  platform: 'browser',
+  target: 'es2022',
+  clean: false,
+  minify: true,
+  splitting: false,
+  sourcemap: false,
+  dts: false,
+  noExternal: [/.*/],
+}
+
+export default defineConfig([node, browser, ui])

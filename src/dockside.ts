@@ -244,6 +244,9 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     accessKeys: () => options.accessKeys ?? options.scenario?.accessKeys,
     access: () => access,
     apply: (scenario, { from }) => fake.apply(scenario, { from }),
+    pace: (ms) => new Promise<void>((resolve) => hostTimers.after(ms, resolve)),
+    // The dashboard's files are read on the first /_dockside/ui request, not at start-up.
+    uiAsset: async (file) => (await import('./ui/assets')).readUiAsset(file),
     limits,
     fleet: () => fleet,
   })

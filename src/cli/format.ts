@@ -25,6 +25,12 @@ export function formatEntry(e: JournalEntry): string | undefined {
       return `${t} push    ${e.repository}:${e.tag} cancelled by the client`
     case 'timeline.error':
       return `${t} timeline step skipped: ${e.message}`
+    case 'say':
+      return `${t} say     ${e.text}`
+    case 'scenario.pause':
+      return `${t} paused  the scenario waits: press Enter here, Continue on the dashboard, or POST /_dockside/scenario/continue`
+    case 'scenario.continue':
+      return `${t} continue the scenario goes on`
     case 'maintenance.restart':
       return `${t} restart closed ${e.closed} events socket(s)`
     case 'fleet.create':

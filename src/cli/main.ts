@@ -13,7 +13,9 @@ const USAGE = `Usage:
                  [--clock real|auto|virtual] [--speed N] [--quiet]
                  [--tls | --cert FILE --key FILE] [--access-keys-file FILE]
                  [--admin-token-file FILE] [--allow-origin ORIGIN ...] [--allow-host NAME ...]
-                 [--max-body-size 1MiB] [--max-backlog 4MiB] [--max-fakes 32]
+                 [--max-body-size 1MiB] [--max-backlog 4MiB] [--max-fakes 32] [--open]
+  dockside demo [FILE|demo] [serve options]
+                               serve a scenario on the real clock and open the dashboard
   dockside validate FILE       check a scenario file as serve would (exit 2 if refused)
   dockside --help | --version
 
@@ -30,7 +32,9 @@ Prefer the environment or files for secrets: command lines are visible to other 
 --max-body-size caps request bodies (larger: 413); --max-backlog caps what an events client that
 stops reading may fall behind (then close 1013). Sizes: bytes, or 512KiB, 4MiB, 1GB...
 --max-fakes caps the fleet: POST /_dockside/fakes creates an isolated fake on a port of its own, one per
-CI worker (docs/admin-api.md#fleet); 0 turns the fleet off.`
+CI worker (docs/admin-api.md#fleet); 0 turns the fleet off.
+The dashboard is at /_dockside/ui (behind the admin guard); --open opens it in a browser (xdg-open, open or start)
+where there is one, else prints its address. A scenario paused at a step goes on when you press Enter.`
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`dockside: ${message}\n`)
@@ -62,6 +66,7 @@ async function serve(argv: string[]) {
         'max-body-size': { type: 'string' },
         'max-backlog': { type: 'string' },
         'max-fakes': { type: 'string', default: '32' },
+        open: { type: 'boolean', default: false },
       },
       strict: true,
     }))
@@ -153,8 +158,17 @@ async function serve(argv: string[]) {
     fail(`cannot listen on ${values.host}:${port}: ${(error as Error).message}`, 1)
   }
   process.stdout.write(
-    `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''}${tls ? `, tls: ${values.cert ? values.cert : 'self-signed certificate'}` : ''}${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).length ? `, signed requests verified for access keys ${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).join(', ')}` : ''}${access.adminToken ? ', admin token required' : ''})\n`,
+    `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, dashboard: ${server.url}/_dockside/ui, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''}${tls ? `, tls: ${values.cert ? values.cert : 'self-signed certificate'}` : ''}${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).length ? `, signed requests verified for access keys ${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).join(', ')}` : ''}${access.adminToken ? ', admin token required' : ''})\n`,
   )
+  if (values.open) await openDashboard(`${server.url}/_dockside/ui`)
+  // A presenter continues a paused scenario with Enter (only when a person is at the terminal).
+  if (process.stdin.isTTY) {
+    process.stdin.on('data', () => {
+      if (!fake.clock.paused) return
+      fake.clock.resume()
+      fake.journal.record('scenario.continue', { via: 'terminal' })
+    })
+  }
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
@@ -165,6 +179,31 @@ async function serve(argv: string[]) {
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
+}
+
+/**
+ * Opens `url` in the user's browser where there is one (xdg-open on Linux with a display, open on macOS, start on
+ * Windows); otherwise, or when that fails, prints the address. Never fails the server.
+ */
+async function openDashboard(url: string) {
+  const say = (line: string) => process.stdout.write(`${line}\n`)
+  const platform = process.platform
+  const display = platform !== 'linux' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY)
+  const [command, ...args] = platform === 'darwin' ? ['open', url] : platform === 'win32' ? ['cmd', '/c', 'start', '""', url] : ['xdg-open', url]
+  if (!display) return say(`no browser to open here (no display): open ${url} in your browser`)
+  const { spawn } = await import('node:child_process')
+  await new Promise<void>((resolve) => {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true })
+    child.once('error', () => (say(`could not start ${command}: open ${url} in your browser`), resolve()))
+    child.once('spawn', () => (child.unref(), say(`opening the dashboard in your browser: ${url}`), resolve()))
+  })
+}
+
+/** `dockside demo [scenario] [serve options]`: the scenario (default: the built-in demo) on the real clock, dashboard opened. */
+function demo(argv: string[]) {
+  const scenario = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'demo'
+  const rest = argv[0] === scenario ? argv.slice(1) : argv
+  return serve(['--scenario', scenario, '--clock', 'real', '--open', ...rest])
 }
 
 /** A scenario refused while a fake was built from it, named after its file as a load error is. */
@@ -200,6 +239,7 @@ export async function main(argv = process.argv.slice(2)) {
   }
   if (command === 'serve') return serve(rest)
   if (command === 'validate') return validate(rest)
+  if (command === 'demo') return demo(rest)
   // `dockside --port 0` works like `dockside serve --port 0`.
   if (command.startsWith('--')) return serve(argv)
   fail(`unknown command "${command}"\n${USAGE}`)

@@ -25,6 +25,17 @@ export interface RateLimitRule {
 /** Rate limits in code, scenario files (`rateLimit:`) and the admin API (`POST /_dockside/rate-limit`). */
 export type RateLimitConfig = RateLimitRule | RateLimitRule[]
 
+/** A token bucket as the dashboard shows it. */
+export interface RateLimitBucket {
+  rule: number
+  route: string
+  client: string
+  /** Requests it would let through now (whole tokens). */
+  tokens: number
+  /** The bucket's size (the rule's burst, else its limit). */
+  burst: number
+}
+
 export type RateLimitVerdict =
   | { allowed: true }
   | { allowed: false; rule: number; retryAfterMs: number; retryAfter: number; message: string }
@@ -34,6 +45,8 @@ export interface RateLimiter {
   set(config: RateLimitConfig | undefined): void
   /** The limits in force. */
   get(): RateLimitRule[]
+  /** Each bucket in use: its rule, route, client (`*` when shared) and the requests it would let through now. */
+  buckets(): RateLimitBucket[]
   /** Counts one request; answers whether it may pass and, if not, exactly when a retry will. */
   check(route: Exclude<RateLimitRoute, '*'>, client: string): RateLimitVerdict
 }
@@ -70,6 +83,18 @@ export function createRateLimiter(deps: { now: () => number; journal: Journal; c
       deps.journal.record('ratelimit.set', { rules })
     },
     get: () => rules.map((r) => ({ ...r })),
+    buckets() {
+      const now = deps.now()
+      return [...buckets].map(([key, tat]) => {
+        const [i, route, ...client] = key.split('|')
+        const r = rules[Number(i)]
+        const interval = toMs(r.window) / r.limit
+        const burst = r.burst ?? r.limit
+        // GCRA: the bucket is full once `tat` is in the past; each interval ahead of now is one token used.
+        const tokens = Math.max(0, Math.min(burst, Math.floor(burst - Math.max(0, tat - now) / interval + 1e-9)))
+        return { rule: Number(i), route, client: client.join('|'), tokens, burst }
+      })
+    },
     check(route, client) {
       const now = deps.now()
       for (let i = 0; i < rules.length; i++) {

@@ -147,7 +147,7 @@ export function closeProblem(code: unknown, reason: unknown, subject: string): F
 }
 
 /** Definitions of docs/scenario.schema.json that input is checked against. */
-export type SchemaDef = 'fault' | 'faultBatch' | 'rateLimitConfig' | 'container' | 'containerBody' | 'containerStopBody' | 'image' | 'registry' | 'socketsCloseBody' | 'clockAdvanceBody'
+export type SchemaDef = 'fault' | 'faultBatch' | 'rateLimitConfig' | 'container' | 'containerBody' | 'containerStopBody' | 'image' | 'registry' | 'socketsCloseBody' | 'clockAdvanceBody' | 'clockSpeedBody'
 
 /**
  * Checks a value's field names and types against a definition of the JSON Schema (the one source of

@@ -12,6 +12,7 @@ import { json, type Target } from './http'
 import { toMs } from '../time/duration'
 import type { ProtocolHost } from './router'
 import type { ProtoRequest, ProtoResponse } from './types'
+import { handleAdminLive, LIVE_ROUTES } from './admin-live'
 
 /** Reads a JSON body of any shape (`empty` when there is none); `hint` says what to send instead of bad JSON. */
 async function readJsonValue(req: ProtoRequest, empty: unknown, hint = ''): Promise<unknown> {
@@ -60,6 +61,7 @@ const ADMIN_ROUTES = [
   'POST /_dockside/scenario[?from=now]',
   ...VERIFY_ADMIN_ROUTES,
   ...FLEET_ADMIN_ROUTES,
+  ...LIVE_ROUTES,
 ]
 
 /** The admin API under `/_dockside/`, for people and non-JS tools. */
@@ -77,6 +79,9 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
   // Overrides, requests and the fleet have files of their own.
   const own = (stores && (await handleVerifyAdmin(stores, req, target, parts))) ?? (await handleFleetAdmin(host.fleet?.(), req, target, parts))
   if (own) return own
+  // The dashboard's routes (live feed, clock pause/resume/speed, scenario continue, the dashboard's files): admin-live.ts.
+  const live = await handleAdminLive(svc, host, hub, req, target, parts)
+  if (live) return live
 
   // `sockets/close` and `clock/advance` are actions, not resources with a ref.
   const key = resource === 'sockets' || resource === 'clock' ? `${m} ${parts.join('/')}` : `${m} ${resource}${ref !== undefined ? '/:ref' : ''}${verb !== undefined ? `/${verb}` : ''}`
@@ -175,7 +180,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'POST restart':
       return json(200, { closed: maintenanceRestart(svc, hub) })
     case 'GET clock':
-      return json(200, { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), nowMs: svc.clock.now(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending })
+      return json(200, { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), nowMs: svc.clock.now(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending, paused: svc.clock.paused, speed: svc.clock.speed })
     case 'POST clock/advance': {
       const body = await readBody<{ by?: string | number }>(svc, req, 'clockAdvanceBody')
       const by = body.by ?? target.query.get('by')

@@ -40,7 +40,7 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected latency')
   const fault = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))?.action as Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }> | undefined
   const start = startPush(
-    { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth },
+    { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
     { name, tag, authHeader: req.headers['x-registry-auth'], signal: req.signal, fault },
   )
   if (start.kind === 'not-found') return jsonError(404, start.message)

@@ -1,5 +1,6 @@
 import type { Service } from '../service/service'
 import { handleAdmin } from './admin'
+import type { UiAsset } from './admin-live'
 import { handleDocker, unservedDocker } from './docker'
 import { guardAdmin, guardUpgrade, type AccessOptions, type Refusal } from './guard'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
@@ -23,6 +24,10 @@ export interface ProtocolHost {
   access?(): AccessOptions
   /** Validates and applies a scenario (state, faults, rate limits, timeline) to the running fake. */
   apply?(scenario: unknown, options: { from: 'start' | 'now' }): Promise<void>
+  /** Resolves after `ms` of host time (the live feed's pacing); none: changes are coalesced per microtask turn only. */
+  pace?(ms: number): Promise<void>
+  /** A file of the dashboard (`index.html`, `app.js`...), read lazily; none: no dashboard is served. */
+  uiAsset?(file: string): Promise<UiAsset | undefined>
   /** Request body and client backlog limits. @default 1 MiB bodies, 4 MiB backlog */
   limits?: ProtocolLimits
   /** `POST|GET|DELETE /_dockside/fakes`: the fleet of isolated fakes this one serves, when it serves one (admin-fleet.ts). */

@@ -8,6 +8,7 @@ import { closeProblem, validateRule } from '../faults/rule'
 import { toMs } from '../time/duration'
 import type { FaultRule } from '../faults/plan'
 import type { Scenario, TimelineStep } from './scenario'
+import { pushStep, pushStepProblem } from './push-step'
 
 /** What a timeline step needs beyond the model (a maintenance restart closes sockets). */
 export interface ApplyHooks {
@@ -26,8 +27,11 @@ function shifted(rule: FaultRule, fromMs: number): FaultRule {
 }
 
 function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: number) {
+  // The caption first: it tells what is about to happen (the log and the dashboard show it).
+  if (step.say !== undefined) svc.journal.record('say', { text: step.say, at: step.at })
   try {
-    if (step.create !== undefined) {
+    if (step.push !== undefined) pushStep(svc, step.push)
+    else if (step.create !== undefined) {
       if (!svc.containers.find(step.create)) svc.containers.create({ name: step.create, image: step.image!, labels: step.labels, instanceType: step.instanceType })
     } else if (step.start !== undefined) svc.containers.get(step.start).start()
     else if (step.stop !== undefined) svc.containers.get(step.stop).stop({ exitCode: step.exitCode })
@@ -41,6 +45,13 @@ function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: nu
     // A step that no longer applies (a removed container) is reported, never fatal.
     svc.journal.record('timeline.error', { step, message: (error as Error).message })
   }
+  if (step.pause) pauseScenario(svc, step.say)
+}
+
+/** Pauses the clock until the presenter continues (see {@link continueScenario}). */
+export function pauseScenario(svc: Service, say?: string): void {
+  svc.clock.pause()
+  svc.journal.record('scenario.pause', { say, hint: 'continue with POST /_dockside/scenario/continue, the dashboard, or Enter in the terminal' })
 }
 
 /** Scenario fields that only apply when a fake starts (they shape the service itself). */
@@ -90,6 +101,8 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
   if (scenario.faults !== undefined) within('faults', () => svc.faults.validate(scenario.faults!))
   scenario.timeline?.forEach((step, i) => {
     if (step.every !== undefined && toMs(step.every) <= 0) throw new FieldError(`timeline[${i}].every`, 'must be a duration above 0, like "6s"', 'scenario')
+    const push = step.push !== undefined ? pushStepProblem(step.push) : undefined
+    if (push) throw new FieldError(`timeline[${i}].push`, push, 'scenario')
     const close = step.close && closeProblem(step.close.code, step.close.reason, 'scenario')
     if (close) throw close.at(`timeline[${i}].close`)
     step.faults?.forEach((f, j) => within(`timeline[${i}].faults[${j}]`, () => validateRule({ ...f }, svc.check)))

@@ -41,6 +41,12 @@ export interface TimelineStep {
   drop?: boolean
   /** Add these fault rules at this time (their `from`/`until` count from the clock's start). */
   faults?: FaultRule[]
+  /** Push this image (name with an optional `:tag`) from inside the fake; push fault rules apply. */
+  push?: string
+  /** A caption shown on the dashboard and in the log when the step runs. */
+  say?: string
+  /** Pause the clock after this step until the presenter continues. */
+  pause?: boolean
   image?: string
   labels?: Record<string, string>
   instanceType?: string

@@ -53,7 +53,7 @@ const props = schema.properties as unknown as Record<string, Node>
  */
 const HOLDERS = new Map<unknown, string>([
   [defs.duration, DURATION],
-  [props.timeline.items, 'must have exactly one action: "start", "stop", "create" (with "image"), "remove", "restart", "close", "drop" or "faults"'],
+  [props.timeline.items, 'must have exactly one action: "start", "stop", "create" (with "image"), "remove", "restart", "close", "drop", "faults" or "push"; or none, with a "say" caption or a "pause"'],
   [defs.fault, `must have exactly one action: ${FAULT_ACTIONS} ("refuse" may carry "reply" as its status)`],
   [defs.registry, 'takes either "token" or "username" and "password", not both'],
   [defs.image.properties!.layers, 'must be a layer count from 1 to 127 or a non-empty list of sizes in bytes'],

@@ -6,6 +6,7 @@ import type { Image, Images, Layer } from './images'
 import { pushReferenceProblem, splitReference } from './images'
 import type { Journal } from './journal'
 import { registryHost, type Registries } from './registries'
+import type { PushBoard, PushTrack } from './push-board'
 
 export interface PushDeps {
   images: Images
@@ -14,6 +15,8 @@ export interface PushDeps {
   journal: Journal
   /** Bytes per second of (clock) time a push moves. */
   bandwidth: number
+  /** Where the dashboard sees pushes in flight, layer by layer. */
+  board?: PushBoard
 }
 
 export interface PushRequest {
@@ -95,7 +98,18 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
   const auth: AuthConfig | undefined = decoded && !('invalid' in decoded) ? decoded : undefined
   deps.journal.record('push.start', { repository, tags, registry: host, auth: maskAuth(decoded) })
 
+  let track: PushTrack | undefined
   async function* lines(): AsyncGenerator<string> {
+    track = deps.board?.begin(repository, tags, host, deps.clock.now())
+    try {
+      yield* run()
+    } finally {
+      // Idempotent: a push that ended on its own said how; one whose reader went away was cancelled.
+      track?.end('cancelled')
+    }
+  }
+
+  async function* run(): AsyncGenerator<string> {
     const registry = deps.registries.ensure(host)
     const pushedBlobs = new Set<string>()
     const fault = req.fault
@@ -103,6 +117,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
     let bytes = 0
     const fail = (message: string) => {
       deps.journal.record('push.failed', { repository, registry: host, message })
+      track?.end('failed', message)
       return errorLine(message)
     }
     /** The fault strikes after `chunk`: an error line, a reset, half a line then a reset, or silence. */
@@ -110,6 +125,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       const f = fault!
       if (f.kind === 'error') return yield chunk + fail(f.message)
       deps.journal.record('push.failed', { repository, registry: host, fault: f.kind, layersDone, bytes })
+      track?.end('failed', `${f.kind === 'stall' ? 'stalled' : f.kind === 'truncate' ? 'truncated mid-line' : 'connection reset'} by an injected fault after ${layersDone} layers`)
       if (f.kind === 'stall') {
         yield chunk
         // Silence until the client leaves, or the fake is reset or closed.
@@ -127,6 +143,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
     for (const { tag, image } of resolved as { tag: string; image: Image }[]) {
       const layers = [...image.layers].reverse()
       let chunk = layers.map((l) => layerLine('Preparing', l.shortId)).join('')
+      for (const l of layers) track?.layer(l.shortId, l.size, 0, 'waiting')
       if (!authorize(registry.auth, auth)) {
         yield chunk + fail('unauthorized: authentication required')
         return
@@ -137,6 +154,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       todo.slice(CONCURRENCY).forEach((l) => (chunk += layerLine('Waiting', l.shortId)))
       for (const l of exists) {
         chunk += layerLine('Layer already exists', l.shortId)
+        track?.layer(l.shortId, l.size, l.size, 'exists')
         layersDone++
       }
       if (faultDue() && fault!.afterBytes === undefined) return yield* strike(chunk)
@@ -159,6 +177,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
           progress.set(l, now)
           bytes += now - before
           chunk += pushingLine(l.shortId, now, l.size)
+          track?.layer(l.shortId, l.size, now, now >= l.size ? 'pushed' : 'pushing')
           if (fault?.afterBytes !== undefined && faultDue()) return yield* strike(chunk)
           if (now >= l.size) {
             chunk += layerLine('Pushed', l.shortId)
@@ -180,10 +199,12 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       }
       deps.registries.commit(host, { repository, tag, digest: image.manifestDigest, size: image.manifestSize, image, pushedBy: auth?.username, time: deps.clock.now() })
       deps.journal.record('push.tag', { repository, tag, registry: host, digest: image.manifestDigest, user: auth?.username })
+      track?.digest(tag, image.manifestDigest)
       yield status(`${tag}: digest: ${image.manifestDigest} size: ${image.manifestSize}`) +
         `{"progressDetail":{},"aux":{"Tag":${JSON.stringify(tag)},"Digest":"${image.manifestDigest}","Size":${image.manifestSize}}}\n`
     }
     deps.journal.record('push.done', { repository, tags, registry: host, user: auth?.username })
+    track?.end('done')
   }
 
   return { kind: 'stream', repository, tags, lines: lines() }

@@ -9,6 +9,7 @@ import { createImages, type Images } from './images'
 import { createJournal, type Journal } from './journal'
 import { createRandom, type RandomSource } from './random'
 import { createRegistries, type Registries } from './registries'
+import { createPushBoard, type PushBoard } from './push-board'
 
 /** Options of the service model; every field is optional. */
 export interface ServiceOptions {
@@ -44,6 +45,8 @@ export interface Service {
   readonly rateLimit: RateLimiter
   /** Each events client across its reconnects: what it missed and got twice. */
   readonly deliveries: DeliveryTracker
+  /** Pushes in flight and recently ended, layer by layer (the dashboard's view). */
+  readonly pushes: PushBoard
   /** Checks input against the JSON Schema (injected by createDockside; none: only the checks in code). */
   readonly check: SchemaCheck
 }
@@ -88,6 +91,7 @@ export function createService(options: ServiceOptions = {}, host?: HostTimers, c
     faults: createFaultPlan({ journal, random, elapsed: () => clock.elapsed(), check }),
     rateLimit,
     deliveries: createDeliveryTracker({ log, now, startedAt: clock.startedAt }),
+    pushes: createPushBoard(),
     check,
   }
 }

@@ -103,6 +103,20 @@ export interface Clock {
   next(): Promise<boolean>
   /** Number of pending timers. */
   readonly pending: number
+  /** The `real` clock's speed factor (1 elsewhere). */
+  readonly speed: number
+  /** Whether the clock is paused (see {@link Clock.pause}). */
+  readonly paused: boolean
+  /**
+   * Freezes time: the `real` and `auto` clocks stop following the host's time and fire nothing until `resume()`.
+   * An `advance()` (or `runAll()`) during which a timer pauses the clock stops at that timer's time; one started while
+   * paused moves time as asked (a presenter stepping a paused demo). Idempotent.
+   */
+  pause(): void
+  /** Lets time flow again from where it was paused. Idempotent. */
+  resume(): void
+  /** Changes the `real` clock's speed factor from now on (time so far is kept). Throws for other modes or a speed not above 0. */
+  setSpeed(speed: number): void
   /** Stops host timers; pending timers never fire. */
   dispose(): void
 }
@@ -126,7 +140,7 @@ export function createClock(options: ClockOptions = {}): Clock {
   if (!['virtual', 'auto', 'real'].includes(mode)) {
     throw new RangeError(`Invalid clock mode "${mode}": expected "virtual", "auto" or "real".`)
   }
-  const speed = options.speed ?? 1
+  let speed = options.speed ?? 1
   if (!(speed > 0)) throw new RangeError(`Invalid clock speed ${speed}: expected a number above 0.`)
   const loopLimit = options.loopLimit ?? 10_000
   const startedAt = typeof options.start === 'string' ? Date.parse(options.start) : (options.start ?? DEFAULT_START)
@@ -146,6 +160,9 @@ export function createClock(options: ClockOptions = {}): Clock {
   let waits = 0
   const sleepers = new Set<() => void>()
   const lifetime = new AbortController()
+  let paused = false
+  /** Bumped by every pause: an advance that sees it change stops where the pause happened. */
+  let pauses = 0
 
   const wallDerived = () => startedAt + (host!.now() - hostBase) * (mode === 'real' ? speed : 1) + skipped
 
@@ -157,7 +174,7 @@ export function createClock(options: ClockOptions = {}): Clock {
   }
 
   const syncNow = () => {
-    if (mode !== 'virtual' && !disposed) {
+    if (mode !== 'virtual' && !disposed && !paused) {
       const w = wallDerived()
       if (w > current) current = w
     }
@@ -235,7 +252,7 @@ export function createClock(options: ClockOptions = {}): Clock {
   }
 
   const armHost = () => {
-    if (mode === 'virtual' || disposed || !host) return
+    if (mode === 'virtual' || disposed || !host || paused) return
     while (queue.length && queue[0].cancelled) queue.shift()
     const head = queue[0]
     if (mode === 'auto' && waits > 0 && !immediatePending) {
@@ -391,6 +408,7 @@ export function createClock(options: ClockOptions = {}): Clock {
       let total = 0
       let at = current
       const slice = slicer()
+      const pausesBefore = pauses
       for (let t = popDue(target) ?? (await quiet(target)); t; t = popDue(target) ?? (await quiet(target))) {
         // The limit counts timers fired at one instant: a long advance over a repeating timeline is fine,
         // work that reschedules itself with no delay is not.
@@ -401,6 +419,8 @@ export function createClock(options: ClockOptions = {}): Clock {
         fire(t)
         if (t.seq >= firstNew && ++fired > loopLimit) throw new RangeError(`More than ${loopLimit} timers fired during advance() at one instant: likely an endless loop of work that reschedules itself with no delay. The clock stopped at ${new Date(current).toISOString()}.`)
         if (++total > loopLimit * 100) throw new RangeError(`advance(${JSON.stringify(delay)}) fired more than ${loopLimit * 100} timers (clock.loopLimit x 100); the clock stopped at ${new Date(current).toISOString()}. Advance in smaller steps.`)
+        // A timer paused the clock (a scenario step with `pause`): time stays at that step until resumed.
+        if (pauses !== pausesBefore) return
         await slice()
       }
       alignWall(target)
@@ -412,11 +432,13 @@ export function createClock(options: ClockOptions = {}): Clock {
       let fired = 0
       await settle()
       const slice = slicer()
+      const pausesBefore = pauses
       for (let t = popDue(Infinity) ?? (await quiet(Infinity)); t; t = popDue(Infinity) ?? (await quiet(Infinity))) {
         syncNow()
         fire(t)
         alignWall(t.at)
         if (t.seq >= firstNew && ++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired during runAll(): likely an endless loop (a repeating timeline or restart loop). Use advance() instead.`)
+        if (pauses !== pausesBefore) return
         await slice()
         armHost()
       }
@@ -431,6 +453,39 @@ export function createClock(options: ClockOptions = {}): Clock {
       await flush()
       armHost()
       return true
+    },
+    get speed() {
+      return speed
+    },
+    get paused() {
+      return paused
+    },
+    pause() {
+      if (paused) return
+      syncNow()
+      paused = true
+      pauses++
+      if (hostHandle !== undefined) host?.cancel(hostHandle)
+      hostHandle = undefined
+      hostDue = Infinity
+    },
+    resume() {
+      if (!paused) return
+      paused = false
+      // Time flows on from where it stopped: the wall-derived time is moved back to it.
+      if (mode !== 'virtual' && !disposed) skipped += current - wallDerived()
+      armHost()
+    },
+    setSpeed(next) {
+      if (mode !== 'real') throw new RangeError(`The ${mode} clock has no speed: only the "real" clock runs at a speed factor.`)
+      if (!(next > 0 && Number.isFinite(next))) throw new RangeError(`Invalid clock speed ${next}: expected a finite number above 0.`)
+      syncNow()
+      speed = next
+      if (!paused && !disposed) skipped += current - wallDerived()
+      if (hostHandle !== undefined) host?.cancel(hostHandle)
+      hostHandle = undefined
+      hostDue = Infinity
+      armHost()
     },
     dispose() {
       disposed = true

@@ -45,7 +45,7 @@ describe('example chaos scenarios', () => {
   })
 
   it('a storyboard step that is not one action is refused with the allowed actions', async () => {
-    await expect(parseScenario('timeline:\n  - { at: 1s }\n', 'bad.yaml')).rejects.toThrow(/bad\.yaml.*timeline\[0\].*"restart", "close", "drop" or "faults"/)
+    await expect(parseScenario('timeline:\n  - { at: 1s }\n', 'bad.yaml')).rejects.toThrow(/bad\.yaml.*timeline\[0\].*"restart", "close", "drop", "faults" or "push"/)
     await expect(parseScenario('rateLimit: { limit: 2 }\n', 'bad.yaml')).rejects.toThrow(/window/)
   })
 

@@ -1,0 +1,44 @@
+import type { FaultAction } from '../faults/plan'
+import { pushReferenceProblem, splitReference } from '../service/images'
+import { startPush } from '../service/push'
+import { registryHost } from '../service/registries'
+import type { Service } from '../service/service'
+
+/** The client name a timeline push is rate-limited, matched and journaled as. */
+export const SCENARIO_CLIENT = 'scenario'
+
+type StreamFault = Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }>
+
+/** Why a timeline step's `push` could not start (an invalid reference), or undefined. */
+export const pushStepProblem = (ref: string) => pushReferenceProblem(ref, undefined)
+
+/**
+ * A timeline step's `push`: the image is pushed from inside the fake, as `POST /images/{name}/push` would push it
+ * for a client named "scenario": rate limits and push fault rules apply, progress shows on the dashboard
+ * (`svc.pushes`), and the tag is committed to its registry at the end. Runs in the background, on the clock.
+ */
+export function pushStep(svc: Service, ref: string): void {
+  const { repository } = splitReference(ref)
+  const refused = (message: string) => {
+    svc.journal.record('push.refused', { repository, client: SCENARIO_CLIENT, message })
+    svc.pushes.begin(repository, [], registryHost(repository), svc.clock.now()).end('failed', message)
+  }
+  const verdict = svc.rateLimit.check('push', SCENARIO_CLIENT)
+  if (!verdict.allowed) return refused(`429 ${verdict.message}`)
+  const decisions = svc.faults.decideAll('push', { route: `/images/${repository}/push`, image: ref, client: SCENARIO_CLIENT })
+  const reply = decisions.find((d) => d.action.kind === 'reply')?.action as Extract<FaultAction, { kind: 'reply' }> | undefined
+  if (reply) return refused(`${reply.status} ${reply.message}`)
+  const fault = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))?.action as StreamFault | undefined
+  const start = startPush(
+    { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
+    { name: ref, signal: svc.clock.lifetime, fault },
+  )
+  if (start.kind !== 'stream') throw new Error(start.message)
+  void (async () => {
+    try {
+      for await (const _ of start.lines) void _
+    } catch {
+      // A reset or truncation fault: the push journaled it (push.failed) and the board shows it failed.
+    }
+  })()
+}

@@ -398,7 +398,9 @@ export const chaosCases: Case[] = [
       const closed = new Promise<number>((r) => ws.addEventListener('close', (e) => r(e.code)))
       await stalled
       await fake.clock.advance('60s')
-      await new Promise((r) => setTimeout(r, 20))
+      // The fake's own state says the handshake was never answered: no socket opened, none in the hub.
+      expect(fake.journal.ofType('ws.open')).toHaveLength(0)
+      expect(fake.protocol.hub.sockets.size).toBe(0)
       expect(events).toEqual([])
       expect(ws.readyState).toBe(WebSocket.CONNECTING)
       // The client's connect timeout fires: it gives up, and the fake let go of the request.
@@ -418,16 +420,19 @@ export const chaosCases: Case[] = [
       const c = fake.containers.create({ name: 'quiet', image: 'busybox' })
       c.start()
       c.stop()
-      const reader = res.body!.getReader()
-      let got = ''
-      void reader.read().then(
-        (r) => (got += new TextDecoder().decode(r.value)),
-        () => {},
+      // What the pending read ends with: a stalled stream neither sends nor ends, so only the abort settles it.
+      const outcome = res.body!.getReader().read().then(
+        (r) => (r.done ? 'ended' : `data ${new TextDecoder().decode(r.value)}`),
+        (error: Error) => `failed ${error.name}`,
       )
       await fake.clock.advance('30s')
-      await new Promise((r) => setTimeout(r, 20))
-      expect(got).toBe('')
+      // The fake holds the stream open and has sent nothing on it.
+      const [connection] = fake.deliveries.report(fake.deliveries.clients()[0]).connections
+      expect(connection).toMatchObject({ via: 'stream', sent: 0 })
+      expect(connection.closedAt).toBeUndefined()
+      expect(fake.journal.ofType('stream.backlog')).toHaveLength(0)
       controller.abort()
+      expect(await outcome).toBe('failed AbortError')
     },
   },
   {
@@ -449,9 +454,9 @@ export const chaosCases: Case[] = [
         }
       })()
       await fake.clock.advance('999ms')
-      await new Promise((r) => setTimeout(r, 20))
-      expect(text).toBe('')
+      // Each event waits its 1 s (plus jitter) on the clock: none was handed to the stream yet.
       expect(fake.deliveries.report('late').delivered).toBe(0)
+      expect(text).toBe('')
       await fake.clock.advance('1s')
       await read
       expect(text.trim().split('\n').map((l) => JSON.parse(l).Action)).toEqual(['start', 'stop'])
@@ -490,9 +495,9 @@ export const chaosCases: Case[] = [
       const pending = h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST' }).then((r) => ((answered = true), r))
       await arrived
       await fake.clock.advance(2999)
-      await new Promise((r) => setTimeout(r, 20))
-      expect(answered).toBe(false)
+      // The fake has not started the push: the answer is still owed.
       expect(fake.journal.ofType('push.start')).toHaveLength(0)
+      expect(answered).toBe(false)
       // Some ways in hand over headers only with the first byte: move the clock until the answer comes.
       for (let i = 0; !answered && i < 50; i++) {
         await fake.clock.advance('100ms')

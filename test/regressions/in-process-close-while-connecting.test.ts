@@ -1,4 +1,4 @@
-import { afterEach, expect, it } from 'vitest'
+import { afterEach, expect, it, vi } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import { InProcessWebSocket, MOCK_SOCKET_DELAY_MS } from '../../src/transports/intercept/index'
 
@@ -7,14 +7,17 @@ import { InProcessWebSocket, MOCK_SOCKET_DELAY_MS } from '../../src/transports/i
 // state to CONNECTING and failed the socket again.
 const open: Dockside[] = []
 afterEach(async () => {
+  vi.useRealTimers()
   for (const f of open.splice(0)) await f.close()
 })
 
-/** Opens, closes at once, and collects every event until the close event has had time to repeat. */
+/** Opens, closes at once, and collects every event until no timer is left that could repeat one. */
 async function closeWhileConnecting(path: string) {
   const fake = createDockside()
   open.push(fake)
   const hooks = await fake.intercept()
+  // mock-socket's 4 ms delays run on the global timers: faked, so a repeat is looked for without waiting real time.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
   const events: string[] = []
   const ws = new hooks.WebSocket(`${hooks.wsBaseUrl}${path}`)
   for (const type of ['open', 'error', 'close']) ws.addEventListener(type, (e) => events.push(type === 'close' ? `close ${(e as CloseEvent).code}` : type))
@@ -23,9 +26,11 @@ async function closeWhileConnecting(path: string) {
   await Promise.resolve()
   ws.close()
   expect(ws.readyState).toBe(InProcessWebSocket.CLOSING)
+  await vi.advanceTimersByTimeAsync(MOCK_SOCKET_DELAY_MS)
   await closed
-  // A repeated failure would come one mock-socket delay after the first: nothing to await but its absence.
-  await new Promise<void>((resolve) => globalThis.setTimeout(resolve, 3 * MOCK_SOCKET_DELAY_MS))
+  // A repeated failure would be one more mock-socket delay: run every timer left, then none may remain.
+  await vi.runAllTimersAsync()
+  expect(vi.getTimerCount()).toBe(0)
   return { events, ws }
 }
 

@@ -50,7 +50,6 @@ const REPLY_MESSAGES: Record<number, string> = {
 }
 
 const nsOf = (frame: string) => /"timeNano":(\d+)/.exec(frame)![1]
-const dockerTime = (nano: string) => `${nano.slice(0, -9)}.${nano.slice(-9)}`
 
 export const chaosCases: Case[] = [
   {
@@ -198,12 +197,11 @@ export const chaosCases: Case[] = [
       c.start()
       await fake.clock.advance('1s')
       c.stop()
-      const [first, second] = fake.events.events
-      // Resume exactly after the first event: its timeNano + 1 ns.
-      const since = dockerTime((first.timeNano + 1n).toString())
-      const until = dockerTime((second.timeNano + 5_000_000_000n).toString())
-      const ws = await h.connect(`/events/ws?since=${since}&until=${until}`)
-      expect(nsOf(await ws.nextMessage())).toBe(second.timeNano.toString())
+      // Literal times (the clock starts at 2026-01-01T00:00:00Z = 1767225600 s): the first event at 0 s, the second at 1 s.
+      expect(fake.events.events.map((e) => e.timeNano)).toEqual([1767225600000000000n, 1767225601000000000n])
+      // Resume exactly after the first event (its timeNano + 1 ns); until 5 s after the second.
+      const ws = await h.connect('/events/ws?since=1767225600.000000001&until=1767225606.000000000')
+      expect(nsOf(await ws.nextMessage())).toBe('1767225601000000000')
       c.start()
       expect(JSON.parse(await ws.nextMessage()).Action).toBe('start')
       await fake.clock.advance('5s')
@@ -218,10 +216,9 @@ export const chaosCases: Case[] = [
       c.start()
       c.stop()
       c.start()
-      const [a, b, d] = fake.events.events
-      expect(b.timeNano).toBe(a.timeNano + 1n)
-      const ws = await h.connect(`/events/ws?since=${dockerTime((a.timeNano + 1n).toString())}`)
-      expect([nsOf(await ws.nextMessage()), nsOf(await ws.nextMessage())]).toEqual([b.timeNano.toString(), d.timeNano.toString()])
+      expect(fake.events.events.map((e) => e.timeNano)).toEqual([1767225600000000000n, 1767225600000000001n, 1767225600000000002n])
+      const ws = await h.connect('/events/ws?since=1767225600.000000001')
+      expect([nsOf(await ws.nextMessage()), nsOf(await ws.nextMessage())]).toEqual(['1767225600000000001', '1767225600000000002'])
     },
   },
   {
@@ -238,11 +235,11 @@ export const chaosCases: Case[] = [
       const ws = await h.connect('/events/ws?since=1767225600')
       const closed = await ws.closed
       expect(closed.code).toBe(4410)
-      expect(closed.reason).toMatch(/older than retention; resume with since=\d+\.\d{9} or later/)
+      expect(closed.reason).toBe('since 1767225600.000000000 is older than retention; resume with since=1767225602.000000001 or later')
       expect(ws.messages).toHaveLength(0)
-      const resume = /since=(\d+\.\d{9})/.exec(closed.reason)![1]
-      const ok = await h.connect(`/events/ws?since=${resume}`)
+      const ok = await h.connect('/events/ws?since=1767225602.000000001')
       expect(nsOf(await ok.nextMessage())).toBe(oldest.timeNano.toString())
+      expect(oldest.timeNano).toBe(1767225602000000001n)
     },
   },
   {
@@ -531,16 +528,17 @@ export const chaosCases: Case[] = [
       await fake.clock.advance('11s')
       c.stop()
       expect(fake.events.events.map((e) => e.action)).toEqual(['stop'])
-      const since = dockerTime(first.timeNano.toString())
+      expect(first.timeNano).toBe(1767225600000000000n)
+      const since = '1767225600.000000000'
       const ws = await h.connect(`/events/ws?since=${since}`)
       const closed = await ws.closed
       expect(closed.code).toBe(4410)
-      expect(closed.reason).toMatch(new RegExp(`since ${since.replace('.', '\\.')} is older than retention; resume with since=\\d+\\.\\d{9} or later`))
+      expect(closed.reason).toBe('since 1767225600.000000000 is older than retention; resume with since=1767225600.000000001 or later')
       const res = await h.fetch(`/events?since=${since}`)
       expect(res.status).toBe(410)
       expect((await res.json()).message).toBe(closed.reason)
       // Within retention, the replay works.
-      const ok = await h.connect(`/events/ws?since=${dockerTime((first.timeNano + 1n).toString())}`)
+      const ok = await h.connect('/events/ws?since=1767225600.000000001')
       expect(JSON.parse(await ok.nextMessage()).Action).toBe('stop')
     },
   },

@@ -132,7 +132,11 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
         state,
         get fired() { return state.fired },
         get matched() { return state.matched },
-        times(n: number) { state.times = n; return handle },
+        times(n: number) {
+          if (!(n === Infinity || (Number.isInteger(n) && n >= 1))) throw new FieldError('times', 'must be a whole number of times >= 1, or Infinity; use remove() to stop a rule', 'fault rule')
+          state.times = n
+          return handle
+        },
         persist() { state.times = Infinity; return handle },
         remove() { plan.remove(id) },
       }

@@ -46,30 +46,46 @@ describe('a storyboard from the CLI, observed through the admin API', () => {
       expect(res.ok, `${path}: ${res.status}`).toBe(true)
       return (await res.json()) as T
     }
-    // A plain client: reconnects whenever it is closed or refused, without since.
+    // A plain client: reconnects at once whenever it is closed or refused, without since.
+    // `moves` counts what it saw (open, refusal, close), so a wait for its next move cannot miss one.
+    let moves = 0
+    let onMove: (() => void) | undefined
+    const moved = () => {
+      moves++
+      onMove?.()
+      onMove = undefined
+    }
     const connect = () => {
       if (stopped) return
       client = new WebSocket(`${url.replace('http', 'ws')}/events/ws?client=any-language`)
+      client.on('open', moved)
       client.on('unexpected-response', (_req, res) => {
         res.resume()
+        moved()
         client!.terminate()
       })
       client.on('error', () => {})
-      client.on('close', () => setTimeout(connect, 1))
+      client.on('close', () => {
+        moved()
+        setImmediate(connect)
+      })
     }
     connect()
-    /** Waits until the fake served or refused the client at the current clock time. */
+    /** Resolves when the client moved after it had made `seen` moves. */
+    const nextMove = (seen: number) => (moves > seen ? Promise.resolve() : new Promise<void>((r) => (onMove = r)))
+    /** Waits, on the client's own events (no polling), until the fake served or refused it at the current clock time. */
     const settled = async () => {
       for (let i = 0; i < 500; i++) {
+        const seen = moves
         const clock = await admin<{ elapsedMs: number }>('/_dockside/clock')
         const res = await fetch(`${url}/_dockside/deliveries/any-language`)
         if (res.ok) {
           const last = ((await res.json()) as DeliveryReport).timeline.at(-1)
-          if (last && (last.kind === 'open' || (last.kind === 'refused' && last.elapsedMs === clock.elapsedMs))) return
+          if (last && ((last.kind === 'open' && client?.readyState === WebSocket.OPEN) || (last.kind === 'refused' && last.elapsedMs === clock.elapsedMs))) return
         } else await res.body?.cancel()
-        await new Promise((r) => setTimeout(r, 2))
+        await nextMove(seen)
       }
-      throw new Error('the client was neither served nor refused within about a second')
+      throw new Error('the client was neither served nor refused after 500 of its moves')
     }
     await settled()
     for (let s = 0; s < 52; s++) {

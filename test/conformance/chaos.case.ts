@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import type { Dockside } from '../../src/index'
-import type { Case } from '../support/way-in'
+import { refusal, type Case } from '../support/way-in'
 
 /** Resolves at the next journal entry of `type` (or at once if `already` holds). */
 const journalEntry = (fake: Dockside, type: string) =>
@@ -40,8 +40,16 @@ async function readAdvancing(fake: Dockside, res: Response, step = '100ms') {
   return { text, failure }
 }
 
+/** The message of each injected reply status (docs/faults.md). */
+const REPLY_MESSAGES: Record<number, string> = {
+  400: 'bad request (injected fault)',
+  404: 'not found (injected fault)',
+  429: 'too many requests',
+  500: 'internal server error (injected fault)',
+  503: 'service unavailable',
+}
+
 const nsOf = (frame: string) => /"timeNano":(\d+)/.exec(frame)![1]
-const dockerTime = (nano: string) => `${nano.slice(0, -9)}.${nano.slice(-9)}`
 
 export const chaosCases: Case[] = [
   {
@@ -51,10 +59,8 @@ export const chaosCases: Case[] = [
       expect((await h.connect('/events/ws?client=a')).status).toBe(101)
       const refused = await h.connect('/events/ws?client=a')
       expect(refused.status).toBe(429)
-      if (refused.body !== undefined) {
-        expect(refused.headers['retry-after']).toBe('2')
-        expect(JSON.parse(refused.body).message).toMatch(/too many requests: 1 per 2s per client/)
-      }
+      expect(refusal(refused).headers['retry-after']).toBe('2')
+      expect(refusal(refused).message).toBe('too many requests: 1 per 2s per client on events; retry in 2s')
       // Another client has its own bucket.
       expect((await h.connect('/events/ws?client=b')).status).toBe(101)
       await fake.clock.advance(1999)
@@ -72,7 +78,8 @@ export const chaosCases: Case[] = [
       // Burst 1: the second request in the same instant waits for the next token, 10 s / 2 = 5 s, whoever sends it.
       const other = await h.connect('/events/ws?client=b')
       expect(other.status).toBe(429)
-      if (other.body !== undefined) expect(other.headers['retry-after']).toBe('5')
+      expect(refusal(other).headers['retry-after']).toBe('5')
+      expect(refusal(other).message).toBe('too many requests: 2 per 10s on events; retry in 5s')
       // Push has its own bucket under the same rule.
       const push = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST', headers: { 'x-dockside-client': 'c' } })
       expect(push.status).toBe(200)
@@ -89,12 +96,18 @@ export const chaosCases: Case[] = [
       fake.images.add('localhost:5000/app:1', { layers: 1 })
       fake.rateLimit.set({ route: 'push', limit: 1, window: '10s' })
       const first = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST', headers: { 'x-dockside-client': 'ci' } })
-      await readAdvancing(fake, first)
+      expect(first.status).toBe(200)
+      // At the same clock instant: the whole window is left to wait.
       const second = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST', headers: { 'x-dockside-client': 'ci' } })
       expect(second.status).toBe(429)
-      const retryAfter = Number(second.headers.get('retry-after'))
-      expect(retryAfter).toBeGreaterThan(0)
-      expect(retryAfter).toBeLessThanOrEqual(10)
+      expect(second.headers.get('retry-after')).toBe('10')
+      expect((await second.json()).message).toBe('too many requests: 1 per 10s per client on push; retry in 10s')
+      await readAdvancing(fake, first)
+      // After the push took its clock time, Retry-After is the rest of the window, rounded up.
+      await fake.clock.advance(8500 - fake.clock.elapsed())
+      const third = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST', headers: { 'x-dockside-client': 'ci' } })
+      expect(third.headers.get('retry-after')).toBe('2')
+      await third.body?.cancel()
     },
   },
   {
@@ -184,12 +197,11 @@ export const chaosCases: Case[] = [
       c.start()
       await fake.clock.advance('1s')
       c.stop()
-      const [first, second] = fake.events.events
-      // Resume exactly after the first event: its timeNano + 1 ns.
-      const since = dockerTime((first.timeNano + 1n).toString())
-      const until = dockerTime((second.timeNano + 5_000_000_000n).toString())
-      const ws = await h.connect(`/events/ws?since=${since}&until=${until}`)
-      expect(nsOf(await ws.nextMessage())).toBe(second.timeNano.toString())
+      // Literal times (the clock starts at 2026-01-01T00:00:00Z = 1767225600 s): the first event at 0 s, the second at 1 s.
+      expect(fake.events.events.map((e) => e.timeNano)).toEqual([1767225600000000000n, 1767225601000000000n])
+      // Resume exactly after the first event (its timeNano + 1 ns); until 5 s after the second.
+      const ws = await h.connect('/events/ws?since=1767225600.000000001&until=1767225606.000000000')
+      expect(nsOf(await ws.nextMessage())).toBe('1767225601000000000')
       c.start()
       expect(JSON.parse(await ws.nextMessage()).Action).toBe('start')
       await fake.clock.advance('5s')
@@ -204,10 +216,9 @@ export const chaosCases: Case[] = [
       c.start()
       c.stop()
       c.start()
-      const [a, b, d] = fake.events.events
-      expect(b.timeNano).toBe(a.timeNano + 1n)
-      const ws = await h.connect(`/events/ws?since=${dockerTime((a.timeNano + 1n).toString())}`)
-      expect([nsOf(await ws.nextMessage()), nsOf(await ws.nextMessage())]).toEqual([b.timeNano.toString(), d.timeNano.toString()])
+      expect(fake.events.events.map((e) => e.timeNano)).toEqual([1767225600000000000n, 1767225600000000001n, 1767225600000000002n])
+      const ws = await h.connect('/events/ws?since=1767225600.000000001')
+      expect([nsOf(await ws.nextMessage()), nsOf(await ws.nextMessage())]).toEqual(['1767225600000000001', '1767225600000000002'])
     },
   },
   {
@@ -224,11 +235,11 @@ export const chaosCases: Case[] = [
       const ws = await h.connect('/events/ws?since=1767225600')
       const closed = await ws.closed
       expect(closed.code).toBe(4410)
-      expect(closed.reason).toMatch(/older than retention; resume with since=\d+\.\d{9} or later/)
+      expect(closed.reason).toBe('since 1767225600.000000000 is older than retention; resume with since=1767225602.000000001 or later')
       expect(ws.messages).toHaveLength(0)
-      const resume = /since=(\d+\.\d{9})/.exec(closed.reason)![1]
-      const ok = await h.connect(`/events/ws?since=${resume}`)
+      const ok = await h.connect('/events/ws?since=1767225602.000000001')
       expect(nsOf(await ok.nextMessage())).toBe(oldest.timeNano.toString())
+      expect(oldest.timeNano).toBe(1767225602000000001n)
     },
   },
   {
@@ -373,14 +384,12 @@ export const chaosCases: Case[] = [
         fake.faults.add({ on: 'events', reply: status })
         const ws = await h.connect('/events/ws')
         expect(ws.status).toBe(status)
-        if (ws.body !== undefined) {
-          expect(JSON.parse(ws.body).message).toBeTruthy()
-          expect(ws.headers['retry-after']).toBe(status === 429 || status === 503 ? '1' : undefined)
-        }
+        expect(refusal(ws).message).toBe(REPLY_MESSAGES[status])
+        expect(refusal(ws).headers['retry-after']).toBe(status === 429 || status === 503 ? '1' : undefined)
         fake.faults.add({ on: 'push', reply: status, retryAfter: status === 503 ? 9 : undefined })
         const push = await h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST' })
         expect(push.status).toBe(status)
-        expect((await push.json()).message).toBeTruthy()
+        expect((await push.json()).message).toBe(REPLY_MESSAGES[status])
         expect(push.headers.get('retry-after')).toBe(status === 429 ? '1' : status === 503 ? '9' : null)
       }
       expect(fake.faults.pending()).toEqual([])
@@ -398,7 +407,9 @@ export const chaosCases: Case[] = [
       const closed = new Promise<number>((r) => ws.addEventListener('close', (e) => r(e.code)))
       await stalled
       await fake.clock.advance('60s')
-      await new Promise((r) => setTimeout(r, 20))
+      // The fake's own state says the handshake was never answered: no socket opened, none in the hub.
+      expect(fake.journal.ofType('ws.open')).toHaveLength(0)
+      expect(fake.protocol.hub.sockets.size).toBe(0)
       expect(events).toEqual([])
       expect(ws.readyState).toBe(WebSocket.CONNECTING)
       // The client's connect timeout fires: it gives up, and the fake let go of the request.
@@ -418,16 +429,19 @@ export const chaosCases: Case[] = [
       const c = fake.containers.create({ name: 'quiet', image: 'busybox' })
       c.start()
       c.stop()
-      const reader = res.body!.getReader()
-      let got = ''
-      void reader.read().then(
-        (r) => (got += new TextDecoder().decode(r.value)),
-        () => {},
+      // What the pending read ends with: a stalled stream neither sends nor ends, so only the abort settles it.
+      const outcome = res.body!.getReader().read().then(
+        (r) => (r.done ? 'ended' : `data ${new TextDecoder().decode(r.value)}`),
+        (error: Error) => `failed ${error.name}`,
       )
       await fake.clock.advance('30s')
-      await new Promise((r) => setTimeout(r, 20))
-      expect(got).toBe('')
+      // The fake holds the stream open and has sent nothing on it.
+      const [connection] = fake.deliveries.report(fake.deliveries.clients()[0]).connections
+      expect(connection).toMatchObject({ via: 'stream', sent: 0 })
+      expect(connection.closedAt).toBeUndefined()
+      expect(fake.journal.ofType('stream.backlog')).toHaveLength(0)
       controller.abort()
+      expect(await outcome).toBe('failed AbortError')
     },
   },
   {
@@ -449,9 +463,9 @@ export const chaosCases: Case[] = [
         }
       })()
       await fake.clock.advance('999ms')
-      await new Promise((r) => setTimeout(r, 20))
-      expect(text).toBe('')
+      // Each event waits its 1 s (plus jitter) on the clock: none was handed to the stream yet.
       expect(fake.deliveries.report('late').delivered).toBe(0)
+      expect(text).toBe('')
       await fake.clock.advance('1s')
       await read
       expect(text.trim().split('\n').map((l) => JSON.parse(l).Action)).toEqual(['start', 'stop'])
@@ -490,9 +504,9 @@ export const chaosCases: Case[] = [
       const pending = h.fetch('/images/localhost:5000/app/push?tag=1', { method: 'POST' }).then((r) => ((answered = true), r))
       await arrived
       await fake.clock.advance(2999)
-      await new Promise((r) => setTimeout(r, 20))
-      expect(answered).toBe(false)
+      // The fake has not started the push: the answer is still owed.
       expect(fake.journal.ofType('push.start')).toHaveLength(0)
+      expect(answered).toBe(false)
       // Some ways in hand over headers only with the first byte: move the clock until the answer comes.
       for (let i = 0; !answered && i < 50; i++) {
         await fake.clock.advance('100ms')
@@ -514,16 +528,17 @@ export const chaosCases: Case[] = [
       await fake.clock.advance('11s')
       c.stop()
       expect(fake.events.events.map((e) => e.action)).toEqual(['stop'])
-      const since = dockerTime(first.timeNano.toString())
+      expect(first.timeNano).toBe(1767225600000000000n)
+      const since = '1767225600.000000000'
       const ws = await h.connect(`/events/ws?since=${since}`)
       const closed = await ws.closed
       expect(closed.code).toBe(4410)
-      expect(closed.reason).toMatch(new RegExp(`since ${since.replace('.', '\\.')} is older than retention; resume with since=\\d+\\.\\d{9} or later`))
+      expect(closed.reason).toBe('since 1767225600.000000000 is older than retention; resume with since=1767225600.000000001 or later')
       const res = await h.fetch(`/events?since=${since}`)
       expect(res.status).toBe(410)
       expect((await res.json()).message).toBe(closed.reason)
       // Within retention, the replay works.
-      const ok = await h.connect(`/events/ws?since=${dockerTime((first.timeNano + 1n).toString())}`)
+      const ok = await h.connect('/events/ws?since=1767225600.000000001')
       expect(JSON.parse(await ok.nextMessage()).Action).toBe('stop')
     },
   },

@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import type { Case } from '../support/way-in'
+import { refusal, type Case } from '../support/way-in'
 import { enc } from '../support/helpers'
 
 const web = (fake: Parameters<Case['run']>[0]['fake']) =>
@@ -121,11 +121,10 @@ export const eventsCases: Case[] = [
       for (const [q, message] of cases) {
         const ws = await h.connect(`/events/ws?filters=${q}`)
         expect(ws.status).toBe(400)
-        if (ws.body !== undefined) {
-          expect(JSON.parse(ws.body).message).toMatch(message)
-          expect(ws.headers['content-length']).toBe(String(Buffer.byteLength(ws.body)))
-          expect(ws.headers['content-type']).toBe('application/json')
-        }
+        const { message: text, headers, body } = refusal(ws)
+        expect(text).toMatch(message)
+        expect(headers['content-length']).toBe(String(Buffer.byteLength(body)))
+        expect(headers['content-type']).toBe('application/json')
       }
     },
   },

@@ -35,8 +35,8 @@ export function runConformance(way: WayIn) {
         for (const c of cases) {
           const reason = way.unsupported?.[`${group}: ${c.name}`]
           if (reason) {
-            // Listed, with its reason, rather than silently skipped.
-            it(`${c.name} [not on ${way.name}: ${reason}]`, () => expect(reason).toBeTruthy())
+            // Reported as skipped, with its reason, in the run's summary: never a pass that checked nothing.
+            it.skip(`${c.name} [not on ${way.name}: ${reason}]`, () => {})
             continue
           }
           it(c.name, async () => {

@@ -1,5 +1,6 @@
-import { expect } from 'vitest'
-import { test } from '../../src/vitest/index'
+import { expect, onTestFinished, vi } from 'vitest'
+import { followGlobalTimers } from 'dockside'
+import { createDocksideTest } from 'dockside/vitest'
 
 // The client under test: follows container events and reconnects after a close, waiting longer after a refusal.
 function watchEvents(url: string, onEvent: (e: { Action: string; id: string }) => void) {
@@ -20,23 +21,36 @@ function watchEvents(url: string, onEvent: (e: { Action: string; id: string }) =
   }
 }
 
+// One clock for the client's backoff timers and the fake: vi's fake timers move both, no real time passes.
+const test = createDocksideTest({ dockside: { clock: followGlobalTimers() } })
+
 test('the client reconnects after a maintenance restart and a 429, and misses no start event', async ({ dockside }) => {
+  vi.useFakeTimers()
+  onTestFinished(() => void vi.useRealTimers())
+  const statuses = () => dockside.journal.ofType('request').map((r) => r.status)
   dockside.faults.add({ on: 'events', reply: 429, retryAfter: 1 })
   const seen: string[] = []
   const stop = watchEvents('wss://us-west-1.hyper.test:443/events/ws?filters={"event":["start"]}', (e) => seen.push(e.Action))
 
-  // The first attempt is refused (429); the client backs off and gets in on the second.
-  await expect.poll(() => dockside.protocol.hub.sockets.size).toBe(1)
+  // The first attempt is refused (429); the client backs off 100 ms and gets in on the second.
+  await vi.advanceTimersByTimeAsync(100)
+  expect(statuses()).toEqual([429])
+  expect(dockside.protocol.hub.sockets.size).toBe(0)
+  await vi.advanceTimersByTimeAsync(10)
+  expect(statuses()).toEqual([429, 101])
   dockside.containers.create({ name: 'web', image: 'nginx:1.27' }).start()
-  await expect.poll(() => seen).toEqual(['start'])
+  await vi.advanceTimersByTimeAsync(0)
+  expect(seen).toEqual(['start'])
 
-  // A maintenance restart closes the socket with 1001; the client comes back.
+  // A maintenance restart closes the socket with 1001; the client comes back 100 ms later.
   dockside.restart()
-  await expect.poll(() => dockside.journal.ofType('ws.open').length).toBe(2)
+  await vi.advanceTimersByTimeAsync(110)
+  expect(dockside.journal.ofType('ws.open')).toHaveLength(2)
   dockside.containers.create({ name: 'api', image: 'api:1' }).start()
-  await expect.poll(() => seen).toEqual(['start', 'start'])
+  await vi.advanceTimersByTimeAsync(0)
+  expect(seen).toEqual(['start', 'start'])
 
   expect(dockside).toHaveReconnected(1)
-  expect(dockside.journal.ofType('request').map((r) => r.status)).toEqual([429, 101, 101])
+  expect(statuses()).toEqual([429, 101, 101])
   stop()
 })

@@ -44,3 +44,12 @@ export interface Case {
   /** Options for createDockside. */
   options?: Parameters<typeof import('../../src/index').createDockside>[0]
 }
+
+/**
+ * A refused handshake's headers and JSON body. Every way in shows them (a way in that cannot must list the
+ * case in `unsupported`, which the suite reports as skipped), so a missing body fails the case.
+ */
+export function refusal(p: WsProbe): { message: string; headers: Record<string, string>; body: string } {
+  if (p.body === undefined) throw new Error(`the refusal (status ${p.status}) came without its body: this way in cannot show it`)
+  return { message: JSON.parse(p.body).message, headers: p.headers, body: p.body }
+}

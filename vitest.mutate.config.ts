@@ -1,0 +1,38 @@
+import { defineConfig } from 'vitest/config'
+import base from './vitest.config.ts'
+
+// The tests Stryker runs for `npm run mutate` (stryker.config.mjs): the fast in-process tests that pin the
+// core (service, faults, protocol) down. The conformance cases run through the in-process way only (the
+// server way runs the same cases over sockets: the same core code, twice the time). Left out: tests that
+// spawn the CLI, dist/ or real client programs, fuzzing, real-time clock modes, and a few slow regressions
+// (seconds to minutes each) whose behaviour other tests here also reach; docs/testing.md lists them.
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    // One worker reused across files: a spawn per test file per mutant would cost more than the tests.
+    isolate: false,
+    include: [
+      'test/unit/**/*.test.ts',
+      'test/conformance/intercept.test.ts',
+      'test/regressions/**/*.test.ts',
+      'test/chaos/{plan,determinism,scenarios}.test.ts',
+      'test/scenario/**/*.test.ts',
+      'test/clients/dockerode-compat.test.ts',
+      'test/docs/examples/**/*.test.ts',
+    ],
+    exclude: [
+      'test/unit/leak.test.ts',
+      'test/unit/clock-modes-push.test.ts',
+      'test/regressions/bounded-history.test.ts',
+      'test/regressions/push-cancel-beats-advance.test.ts',
+      'test/regressions/connection-resets.test.ts',
+      'test/regressions/docker-routes-doc.test.ts',
+      'test/regressions/no-input-stops-the-process.test.ts',
+      // Reads the server's socket cap (transport code, not mutated); fails when a file before it left nock hooked.
+      'test/regressions/body-limit.test.ts',
+      // A wall-time bound (no event-loop pause): meaningless while mutants run under load.
+      'test/regressions/name-filter-redos.test.ts',
+    ],
+  },
+})

@@ -1,6 +1,7 @@
 // The in-process hooks: fetch/node:http/https through nock, the global WebSocket through mock-socket.
 // See docs/in-process.md.
 import type { Dockside } from '../../dockside'
+import { hookFetch } from './fetch'
 import { hookHttp } from './http'
 import { httpOrigins, makeUnhandled, wsOrigins, type HookedRegion, type OnUnhandled } from './registry'
 import { routeMatcher } from './routes'
@@ -121,6 +122,8 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
   const undo: (() => void)[] = []
   const hooked: HookedRegion[] = []
   try {
+    // fetch: Node's own undici dispatcher answers hooked origins (fetch.ts); nock below serves node:http/https.
+    undo.push(hookFetch())
     for (const p of planned) {
       const routes = p.fake.protocol.routes
       const region: HookedRegion = {

@@ -3,6 +3,7 @@
 // dispatcher that was global before. See docs/decisions/0009-fetch-dispatcher.md.
 import type * as Http from 'node:http'
 import { readCappedText } from '../../protocol/limits'
+import type { Served } from '../../protocol/guard'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
 import { hostTimers } from '../../runtime/host-timers'
 import { httpOrigins, servedAt, type HookedRegion } from './registry'
@@ -76,11 +77,34 @@ async function* bytesOf(body: NonNullable<DispatchOptions['body']>): AsyncGenera
   for await (const chunk of body as AsyncIterable<Uint8Array | string>) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk
 }
 
+/** Per hooked region, what every request to it shares: its Host header and the address it serves. */
+const addresses = new WeakMap<HookedRegion, { host: string; served: Served }>()
+const addressOf = (region: HookedRegion) => {
+  let a = addresses.get(region)
+  if (!a) addresses.set(region, (a = { host: new URL(region.origin).host, served: servedAt(region.origin) }))
+  return a
+}
+
+/** Header names and values as bytes, for the few that every answer repeats. */
+const latin1 = new Map<string, Buffer>()
+const bytes = (text: string) => {
+  let b = latin1.get(text)
+  if (!b) {
+    b = Buffer.from(text, 'latin1')
+    if (text.length <= 64) {
+      if (latin1.size >= 256) latin1.clear()
+      latin1.set(text, b)
+    }
+  }
+  return b
+}
+
 /** The request as the protocol sees it: the headers undici would have written on a socket, `host` included. */
 function toProtoRequest(region: HookedRegion, options: DispatchOptions, signal: AbortSignal): ProtoRequest {
   const headers = headersOf(options.headers)
   const method = options.method.toUpperCase()
-  headers.host ??= new URL(region.origin).host
+  const address = addressOf(region)
+  headers.host ??= address.host
   // undici closes the connection after a HEAD and keeps it alive otherwise.
   headers.connection ??= method === 'HEAD' ? 'close' : 'keep-alive'
   let text: Promise<string> | undefined
@@ -92,7 +116,7 @@ function toProtoRequest(region: HookedRegion, options: DispatchOptions, signal: 
     signal,
     body: (max) => (text ??= body == null ? Promise.resolve('') : readCappedText(bytesOf(body), max)),
     remoteAddress: 'in-process',
-    served: servedAt(region.origin),
+    served: address.served,
   }
 }
 
@@ -131,10 +155,10 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
     let hasLength = false
     for (const [k, v] of Object.entries(res.headers)) {
       if (k.toLowerCase() === 'content-length') hasLength = true
-      raw.push(Buffer.from(k, 'latin1'), Buffer.from(v, 'latin1'))
+      raw.push(bytes(k), bytes(v))
     }
     // Chunked framing, as node:http uses for a body of unknown length (the server's answer has it too).
-    if (streamed && !hasLength) raw.push(Buffer.from('transfer-encoding'), Buffer.from('chunked'))
+    if (streamed && !hasLength) raw.push(bytes('transfer-encoding'), bytes('chunked'))
     let resumed: (() => void) | undefined
     let paused = false
     const resume = () => {

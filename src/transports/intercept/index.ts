@@ -94,6 +94,8 @@ function plan(fake: Dockside, options: InterceptOptions): Planned {
 }
 
 let installs = 0
+/** nock, once loaded (a dynamic import resolves the module again on every call). */
+let nockModule: Promise<typeof import('nock')> | undefined
 /** The global WebSocket before the first install. */
 let original: typeof WebSocket | undefined
 
@@ -102,7 +104,7 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
     throw new TypeError(`Invalid onUnhandled ${JSON.stringify(onUnhandled)}: expected 'error', 'warn', 'bypass' or a function.`)
   }
   // Loaded on first use, so that importing dockside does not patch http or fetch. Everything after is synchronous.
-  const { default: nock } = await import('nock')
+  const { default: nock } = await (nockModule ??= import('nock'))
   const seen = new Set<string>()
   for (const p of planned) {
     for (const [origin, map] of [[p.origin, httpOrigins], [p.wsOrigin, wsOrigins]] as const) {

@@ -37,8 +37,21 @@ function compile(route: string): Rule | undefined {
   return { methods, pattern: new RegExp(`^${source}${tail}`), websocket }
 }
 
-/** Builds a matcher from `protocol.routes`. */
+/** Matchers by route list: every fake of one version serves the same routes, so an install compiles nothing. */
+const matchers = new Map<string, RouteMatcher>()
+
+/** Builds a matcher from `protocol.routes` (once per distinct list). */
 export function routeMatcher(routes: readonly string[]): RouteMatcher {
+  const key = routes.join('\n')
+  let matcher = matchers.get(key)
+  if (!matcher) {
+    if (matchers.size >= 16) matchers.clear()
+    matchers.set(key, (matcher = compileMatcher(routes)))
+  }
+  return matcher
+}
+
+function compileMatcher(routes: readonly string[]): RouteMatcher {
   const rules = routes.flatMap((r) => r.split(/,\s*/)).map(compile).filter((r): r is Rule => r !== undefined)
   const strip = (path: string) => {
     const q = path.indexOf('?')

@@ -117,6 +117,13 @@ const flush = async () => {
 /** Wall time of timer work after which the clock gives the host loop a turn (I/O, other clients). */
 const SLICE_MS = 10
 
+/**
+ * Promise hops an auto clock's burst waits for the work a wait woke to schedule its next wait (a push takes a few,
+ * through the server or in process: the sleep resolves, the generator builds its chunk, the route's and the
+ * transport's loops take it and ask for the next).
+ */
+const BURST_HOPS = 16
+
 /** The latest time a JavaScript Date can hold (epoch milliseconds). */
 const MAX_TIME = 8.64e15
 
@@ -142,9 +149,16 @@ export function createClock(options: ClockOptions = {}): Clock {
   let hostHandle: unknown
   let hostDue = Infinity
   let immediatePending = false
+  /** An auto clock's burst is running: it arms the host when it ends (see `burst`). */
+  let bursting = false
+  /** Wait timers scheduled, and taken from the queue to fire, so far: a burst goes on once what it woke scheduled its next. */
+  let waitsScheduled = 0
+  let waitsDue = 0
   let disposed = false
   let waits = 0
   const sleepers = new Set<() => void>()
+  /** Sleepers by the signal they end on (see `sleep`). */
+  const sleepersOn = new WeakMap<AbortSignal, Set<() => void>>()
   const lifetime = new AbortController()
 
   const wallDerived = () => startedAt + (host!.now() - hostBase) * (mode === 'real' ? speed : 1) + skipped
@@ -181,7 +195,10 @@ export function createClock(options: ClockOptions = {}): Clock {
     while (queue.length && queue[0].cancelled) queue.shift()
     if (queue.length && queue[0].at <= limit) {
       const t = queue.shift()!
-      if (t.kind === 'wait') waits--
+      if (t.kind === 'wait') {
+        waits--
+        waitsDue++
+      }
       return t
     }
     return undefined
@@ -235,6 +252,7 @@ export function createClock(options: ClockOptions = {}): Clock {
   }
 
   const armHost = () => {
+    if (bursting) return
     if (mode === 'virtual' || disposed || !host) return
     while (queue.length && queue[0].cancelled) queue.shift()
     const head = queue[0]
@@ -269,23 +287,57 @@ export function createClock(options: ClockOptions = {}): Clock {
     armHost()
   }
 
+  /** Jumps to the next wait, firing the timers due up to it, each at its own time; false when it stopped with work left. */
+  const skipToNextWait = (): boolean | undefined => {
+    const now = syncNow()
+    let target = Infinity
+    for (const t of queue) if (!t.cancelled && t.kind === 'wait') { target = t.at; break }
+    if (target === Infinity) return undefined
+    if (!fireDueSync(Math.max(now, target))) return false
+    alignWall(target)
+    if (target > current) current = target
+    return true
+  }
+
   // auto mode: while someone waits on a timer and the host loop is idle, jump to the next wait.
   const autoSkip = () => {
     immediatePending = false
     if (disposed || waits === 0) return
-    const now = syncNow()
-    let target = Infinity
-    for (const t of queue) if (!t.cancelled && t.kind === 'wait') { target = t.at; break }
-    if (target === Infinity || disposed) return
-    // Fire the timers due up to the target, each at its own time, then let I/O run before the next jump.
-    if (!fireDueSync(Math.max(now, target))) {
+    void burst()
+  }
+
+  /**
+   * One idle host turn of the auto clock: jump to the next wait, and as long as what that wait woke schedules its next
+   * wait within a few promise hops (a push building its next chunk, the transport taking it and asking for more), jump
+   * again in the same turn, for up to {@link SLICE_MS} of wall time. What is due in one turn is thus written together:
+   * a push's pacing ticks are not one host turn (and one write) each. I/O runs between bursts; one that ends because
+   * nothing scheduled a wait in time (a client still reading) hands back to the host, and the next wait is skipped to
+   * from the next idle turn, as before.
+   */
+  const burst = async () => {
+    const started = host!.now()
+    bursting = true
+    let sliced = false
+    try {
+      while (!disposed) {
+        const dueBefore = waitsDue
+        const skipped = skipToNextWait()
+        if (skipped === false) sliced = true
+        if (!skipped || host!.now() - started >= SLICE_MS) break
+        // Each wait fired woke someone: give them all the hops to schedule their next wait before jumping again.
+        const woken = waitsDue - dueBefore
+        const before = waitsScheduled
+        for (let hop = 0; hop < BURST_HOPS && waitsScheduled - before < woken && !disposed; hop++) await Promise.resolve()
+        if (waitsScheduled === before) break
+      }
+    } finally {
+      bursting = false
+    }
+    if (sliced && !disposed) {
+      // More was due than one slice may fire: carry on after the host's pending I/O.
       immediatePending = true
       host!.immediate(autoSkip)
-      return
-    }
-    alignWall(target)
-    if (target > current) current = target
-    armHost()
+    } else armHost()
   }
 
   const hostTurn = () => new Promise<void>((resolve) => host!.immediate(resolve))
@@ -345,7 +397,10 @@ export function createClock(options: ClockOptions = {}): Clock {
       const ms = typeof delay === 'number' && delay >= 0 && delay < Infinity ? delay : toMs(delay)
       const t: Timer = { at: syncNow() + ms, seq: seq++, kind, fn, cancelled: false }
       if (ms === 0 && firing) t.chain = firing.chain ??= { at: firing.at, fired: 0, stopped: false }
-      if (kind === 'wait') waits++
+      if (kind === 'wait') {
+        waits++
+        waitsScheduled++
+      }
       insert(t)
       armHost()
       return {
@@ -363,20 +418,32 @@ export function createClock(options: ClockOptions = {}): Clock {
     sleep(delay, signal, kind = 'wait') {
       return new Promise<boolean>((resolve) => {
         if (signal?.aborted || disposed) return resolve(false)
+        // The sleepers of one signal share one listener on it (a push sleeps once per 100 ms tick on its request's
+        // signal: adding and removing a listener each time cost more than the tick's own work).
+        let mine: Set<() => void> | undefined
+        if (signal) {
+          mine = sleepersOn.get(signal)
+          if (!mine) {
+            const set = (mine = new Set())
+            sleepersOn.set(signal, set)
+            signal.addEventListener('abort', () => {
+              for (const wake of [...set]) wake()
+            }, { once: true })
+          }
+        }
         const onAbort = () => {
           handle.cancel()
           sleepers.delete(onAbort)
-          // Also when woken by dispose(): leave nothing on the caller's signal.
-          signal?.removeEventListener('abort', onAbort)
+          mine?.delete(onAbort)
           resolve(false)
         }
         const handle = clock.schedule(delay, () => {
-          signal?.removeEventListener('abort', onAbort)
+          mine?.delete(onAbort)
           sleepers.delete(onAbort)
           resolve(true)
         }, kind)
         sleepers.add(onAbort)
-        signal?.addEventListener('abort', onAbort, { once: true })
+        mine?.add(onAbort)
       })
     },
     async advance(delay) {

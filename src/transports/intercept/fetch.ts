@@ -71,10 +71,30 @@ function headersOf(raw: DispatchOptions['headers']): Record<string, string | und
   return headers
 }
 
-async function* bytesOf(body: NonNullable<DispatchOptions['body']>): AsyncGenerator<Uint8Array> {
-  if (typeof body === 'string') return yield Buffer.from(body)
-  if (body instanceof Uint8Array) return yield body
-  for await (const chunk of body as AsyncIterable<Uint8Array | string>) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+/**
+ * A request body as bytes. Leaving early (a body over the limit) stops reading, as a server does, without waiting for
+ * the body's source to wind down: undici's generator over a fetch body stream never settles a `return()`.
+ */
+function bytesOf(body: NonNullable<DispatchOptions['body']>): AsyncIterable<Uint8Array> {
+  if (typeof body === 'string') return toAsync([Buffer.from(body)])
+  if (body instanceof Uint8Array) return toAsync([body])
+  const source = body as AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>
+  const it = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : toAsync(source)[Symbol.asyncIterator]()
+  const iterator: AsyncIterator<Uint8Array> = {
+    next: async () => {
+      const r = await it.next()
+      return r.done ? { done: true, value: undefined } : { done: false, value: typeof r.value === 'string' ? Buffer.from(r.value) : r.value }
+    },
+    return: async () => {
+      void Promise.resolve(it.return?.()).catch(() => {})
+      return { done: true, value: undefined }
+    },
+  }
+  return { [Symbol.asyncIterator]: () => iterator }
+}
+
+async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
+  yield* items
 }
 
 /** Per hooked region, what every request to it shares: its Host header and the address it serves. */

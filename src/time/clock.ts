@@ -89,6 +89,13 @@ export interface Clock {
   schedule(delay: Duration, fn: () => void, kind?: TimerKind): TimerHandle
   /** Resolves after `delay` of clock time; resolves early (with `false`) when `signal` aborts or the clock is disposed. */
   sleep(delay: Duration, signal?: AbortSignal, kind?: TimerKind): Promise<boolean>
+  /**
+   * A wait of `delay` ms that needs no waiting: true when the `auto` clock, skipping from wait to wait within one host
+   * turn, would skip straight to its end (the caller is the only one it woke, and no timer is due before that end),
+   * and then time has moved there. False otherwise, and nothing happened: the caller sleeps. A paced stream (a push)
+   * calls it for each tick, so the ticks of one turn cost no promise round trip each and go out as one chunk.
+   */
+  skipWait(delay: number, signal?: AbortSignal): boolean
   /** Aborts when the clock is disposed (the fake was reset or closed): streams that wait on events end then. */
   readonly lifetime: AbortSignal
   /**
@@ -154,6 +161,10 @@ export function createClock(options: ClockOptions = {}): Clock {
   /** Wait timers scheduled, and taken from the queue to fire, so far: a burst goes on once what it woke scheduled its next. */
   let waitsScheduled = 0
   let waitsDue = 0
+  /** The running burst: when it started (host time), how many waits its last jump fired, and waits skipped by `skipWait`. */
+  let burstStarted = 0
+  let burstWoken = 0
+  let fastSkips = 0
   let disposed = false
   let waits = 0
   const sleepers = new Set<() => void>()
@@ -315,7 +326,7 @@ export function createClock(options: ClockOptions = {}): Clock {
    * from the next idle turn, as before.
    */
   const burst = async () => {
-    const started = host!.now()
+    const started = (burstStarted = host!.now())
     bursting = true
     let sliced = false
     try {
@@ -324,10 +335,18 @@ export function createClock(options: ClockOptions = {}): Clock {
         const skipped = skipToNextWait()
         if (skipped === false) sliced = true
         if (!skipped || host!.now() - started >= SLICE_MS) break
-        // Each wait fired woke someone: give them all the hops to schedule their next wait before jumping again.
-        const woken = waitsDue - dueBefore
+        // Each wait fired woke someone: give them all the hops to schedule their next wait before jumping again. One
+        // that skips its waits synchronously meanwhile (skipWait) is making progress: it gets its hops again.
+        const woken = (burstWoken = waitsDue - dueBefore)
         const before = waitsScheduled
-        for (let hop = 0; hop < BURST_HOPS && waitsScheduled - before < woken && !disposed; hop++) await Promise.resolve()
+        let skips = fastSkips
+        for (let hop = 0; hop < BURST_HOPS && waitsScheduled - before < woken && !disposed; hop++) {
+          await Promise.resolve()
+          if (fastSkips !== skips) {
+            skips = fastSkips
+            hop = 0
+          }
+        }
         if (waitsScheduled === before) break
       }
     } finally {
@@ -445,6 +464,17 @@ export function createClock(options: ClockOptions = {}): Clock {
         sleepers.add(onAbort)
         mine?.add(onAbort)
       })
+    },
+    skipWait(delay, signal) {
+      if (!bursting || burstWoken !== 1 || disposed || signal?.aborted || host!.now() - burstStarted >= SLICE_MS) return false
+      const target = syncNow() + delay
+      // Nothing may be due on the way: another's wait is not jumped over, and no timer fires from inside the caller.
+      while (queue.length && queue[0].cancelled) queue.shift()
+      if (queue.length && queue[0].at <= target) return false
+      alignWall(target)
+      if (target > current) current = target
+      fastSkips++
+      return true
     },
     async advance(delay) {
       const ms = toMs(delay, 'clock advance')

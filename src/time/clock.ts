@@ -131,6 +131,9 @@ const SLICE_MS = 10
  */
 const BURST_HOPS = 16
 
+/** Why a clock's `lifetime` ended. */
+const DISPOSED = new Error('the clock was disposed: the fake was reset or closed')
+
 /** The latest time a JavaScript Date can hold (epoch milliseconds). */
 const MAX_TIME = 8.64e15
 
@@ -533,7 +536,8 @@ export function createClock(options: ClockOptions = {}): Clock {
       disposed = true
       // A sleep never outlives its clock: it ends as if aborted, so streams waiting on it finish.
       for (const wake of sleepers) wake()
-      lifetime.abort()
+      // With a reason: the default one is a DOMException whose stack trace costs more than the rest of a dispose.
+      lifetime.abort(DISPOSED)
       if (hostHandle !== undefined) host?.cancel(hostHandle)
       hostHandle = undefined
       for (const t of queue) t.cancelled = true

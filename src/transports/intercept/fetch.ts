@@ -219,7 +219,11 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
         if (handler.onData?.(chunk) === false) paused = true
       }
       const onAbort = () => fail(Object.assign(new Error('the fake ended the stream: its client fell too far behind'), { code: 'DOCKSIDE_RESET' }))
-      stopBody = () => void Promise.resolve(iterator.return?.()).catch(() => {})
+      // Ending the body also wakes a pump paused for a client that stopped reading, so it finishes and cleans up.
+      stopBody = () => {
+        void Promise.resolve(iterator.return?.()).catch(() => {})
+        resume()
+      }
       res.abort?.addEventListener('abort', onAbort, { once: true })
       try {
         for (;;) {
@@ -245,7 +249,7 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
             flushQueued = true
             nextTick(flush)
           }
-          if (paused) await new Promise<void>((resolve) => (resumed = resolve))
+          if (paused && !finished) await new Promise<void>((resolve) => (resumed = resolve))
         }
       } finally {
         res.abort?.removeEventListener('abort', onAbort)

@@ -173,6 +173,8 @@ const LISTEN_OPTION_NAMES: Record<keyof ListenOptions, true> = { host: true, por
 
 /** Every option of fake.intercept. */
 const INTERCEPT_OPTION_NAMES: Record<keyof import('./transports/intercept/index').InterceptOptions, true> = { region: true, domain: true, baseUrl: true, wsBaseUrl: true, onUnhandled: true }
+/** The in-process hooks' module, once loaded (a dynamic import resolves it again on every call). */
+let interceptModule: Promise<typeof import('./transports/intercept/index')> | undefined
 
 function checkOptions<T>(options: unknown, names: Record<keyof T, true>, subject: string): asserts options is T {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new FieldError('', 'must be an object of options', subject)
@@ -295,7 +297,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     async intercept(interceptOptions) {
       if (closed) throw new Error('This fake is closed; create a new one with createDockside().')
       if (interceptOptions !== undefined) checkOptions(interceptOptions, INTERCEPT_OPTION_NAMES, 'fake.intercept options')
-      const { intercept } = await import('./transports/intercept/index')
+      const { intercept } = await (interceptModule ??= import('./transports/intercept/index'))
       const handle = await intercept(fake, interceptOptions)
       hooks.add(handle)
       return handle

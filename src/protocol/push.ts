@@ -5,26 +5,40 @@ import { connectLatency, findAction as find, refusalResponse } from './faults'
 import { jsonError } from './http'
 import { TransportReset, type ProtoRequest, type ProtoResponse } from './types'
 
-/** Turns the model's push reset into the transport's, and dribbles lines when a fault says so. */
-async function* shaped(svc: Service, req: ProtoRequest, lines: AsyncIterable<string>, dribble: FaultDecision | undefined): AsyncGenerator<string> {
-  const d = dribble?.action.kind === 'dribble' ? dribble.action : undefined
+const asTransportReset = (error: unknown): never => {
+  if (error instanceof PushReset) throw new TransportReset(error.message)
+  throw error
+}
+
+/**
+ * The model's stream as the transport reads it: its push reset turned into the transport's, and lines dribbled when a
+ * fault says so. Without a dribble it forwards each chunk as is, with no generator of its own in between: every promise
+ * hop per chunk counts when the clock fires a push's ticks back to back.
+ */
+function shaped(svc: Service, req: ProtoRequest, lines: AsyncIterable<string>, dribble: FaultDecision | undefined): AsyncIterable<string> {
+  if (dribble?.action.kind === 'dribble') return dribbled(svc, req, lines, dribble)
+  const iterator = lines[Symbol.asyncIterator]()
+  const forward: AsyncIterator<string> = {
+    next: () => iterator.next().catch(asTransportReset),
+    return: (value?: unknown) => (iterator.return ? iterator.return(value).catch(asTransportReset) : Promise.resolve({ done: true, value: undefined })),
+  }
+  return { [Symbol.asyncIterator]: () => forward }
+}
+
+/** A slow dribble: each line on its own, `line` (+ seeded jitter) of clock time apart. */
+async function* dribbled(svc: Service, req: ProtoRequest, lines: AsyncIterable<string>, dribble: FaultDecision): AsyncGenerator<string> {
+  const d = dribble.action as Extract<FaultAction, { kind: 'dribble' }>
   try {
     for await (const chunk of lines) {
-      if (!d) {
-        yield chunk
-        continue
-      }
-      // A slow dribble: each line on its own, `line` (+ seeded jitter) of clock time apart.
       for (const line of chunk.split(/(?<=\n)/)) {
         if (line === '') continue
-        const ms = d.lineMs + svc.faults.jitter(dribble!.rule.id, d.jitterMs, 'dribble')
+        const ms = d.lineMs + svc.faults.jitter(dribble.rule.id, d.jitterMs, 'dribble')
         if (!(await svc.clock.sleep(ms, req.signal, 'wait'))) return
         yield line
       }
     }
   } catch (error) {
-    if (error instanceof PushReset) throw new TransportReset(error.message)
-    throw error
+    asTransportReset(error)
   }
 }
 

@@ -89,6 +89,13 @@ export interface Clock {
   schedule(delay: Duration, fn: () => void, kind?: TimerKind): TimerHandle
   /** Resolves after `delay` of clock time; resolves early (with `false`) when `signal` aborts or the clock is disposed. */
   sleep(delay: Duration, signal?: AbortSignal, kind?: TimerKind): Promise<boolean>
+  /**
+   * A wait of `delay` ms that needs no waiting: true when the `auto` clock, skipping from wait to wait within one host
+   * turn, would skip straight to its end (the caller is the only one it woke, and no timer is due before that end),
+   * and then time has moved there. False otherwise, and nothing happened: the caller sleeps. A paced stream (a push)
+   * calls it for each tick, so the ticks of one turn cost no promise round trip each and go out as one chunk.
+   */
+  skipWait(delay: number, signal?: AbortSignal): boolean
   /** Aborts when the clock is disposed (the fake was reset or closed): streams that wait on events end then. */
   readonly lifetime: AbortSignal
   /**
@@ -131,6 +138,16 @@ const flush = async () => {
 /** Wall time of timer work after which the clock gives the host loop a turn (I/O, other clients). */
 const SLICE_MS = 10
 
+/**
+ * Promise hops an auto clock's burst waits for the work a wait woke to schedule its next wait (a push takes a few,
+ * through the server or in process: the sleep resolves, the generator builds its chunk, the route's and the
+ * transport's loops take it and ask for the next).
+ */
+const BURST_HOPS = 16
+
+/** Why a clock's `lifetime` ended. */
+const DISPOSED = new Error('the clock was disposed: the fake was reset or closed')
+
 /** The latest time a JavaScript Date can hold (epoch milliseconds). */
 const MAX_TIME = 8.64e15
 
@@ -156,9 +173,20 @@ export function createClock(options: ClockOptions = {}): Clock {
   let hostHandle: unknown
   let hostDue = Infinity
   let immediatePending = false
+  /** An auto clock's burst is running: it arms the host when it ends (see `burst`). */
+  let bursting = false
+  /** Wait timers scheduled, and taken from the queue to fire, so far: a burst goes on once what it woke scheduled its next. */
+  let waitsScheduled = 0
+  let waitsDue = 0
+  /** The running burst: when it started (host time), how many waits its last jump fired, and waits skipped by `skipWait`. */
+  let burstStarted = 0
+  let burstWoken = 0
+  let fastSkips = 0
   let disposed = false
   let waits = 0
   const sleepers = new Set<() => void>()
+  /** Sleepers by the signal they end on (see `sleep`). */
+  const sleepersOn = new WeakMap<AbortSignal, Set<() => void>>()
   const lifetime = new AbortController()
   let paused = false
   /** Bumped by every pause: an advance that sees it change stops where the pause happened. */
@@ -198,7 +226,10 @@ export function createClock(options: ClockOptions = {}): Clock {
     while (queue.length && queue[0].cancelled) queue.shift()
     if (queue.length && queue[0].at <= limit) {
       const t = queue.shift()!
-      if (t.kind === 'wait') waits--
+      if (t.kind === 'wait') {
+        waits--
+        waitsDue++
+      }
       return t
     }
     return undefined
@@ -252,6 +283,7 @@ export function createClock(options: ClockOptions = {}): Clock {
   }
 
   const armHost = () => {
+    if (bursting) return
     if (mode === 'virtual' || disposed || !host || paused) return
     while (queue.length && queue[0].cancelled) queue.shift()
     const head = queue[0]
@@ -286,23 +318,66 @@ export function createClock(options: ClockOptions = {}): Clock {
     armHost()
   }
 
+  /** Jumps to the next wait, firing the timers due up to it, each at its own time; false when it stopped with work left. */
+  const skipToNextWait = (): boolean | undefined => {
+    const now = syncNow()
+    let target = Infinity
+    for (const t of queue) if (!t.cancelled && t.kind === 'wait') { target = t.at; break }
+    if (target === Infinity) return undefined
+    if (!fireDueSync(Math.max(now, target))) return false
+    alignWall(target)
+    if (target > current) current = target
+    return true
+  }
+
   // auto mode: while someone waits on a timer and the host loop is idle, jump to the next wait.
   const autoSkip = () => {
     immediatePending = false
     if (disposed || waits === 0) return
-    const now = syncNow()
-    let target = Infinity
-    for (const t of queue) if (!t.cancelled && t.kind === 'wait') { target = t.at; break }
-    if (target === Infinity || disposed) return
-    // Fire the timers due up to the target, each at its own time, then let I/O run before the next jump.
-    if (!fireDueSync(Math.max(now, target))) {
+    void burst()
+  }
+
+  /**
+   * One idle host turn of the auto clock: jump to the next wait, and as long as what that wait woke schedules its next
+   * wait within a few promise hops (a push building its next chunk, the transport taking it and asking for more), jump
+   * again in the same turn, for up to {@link SLICE_MS} of wall time. What is due in one turn is thus written together:
+   * a push's pacing ticks are not one host turn (and one write) each. I/O runs between bursts; one that ends because
+   * nothing scheduled a wait in time (a client still reading) hands back to the host, and the next wait is skipped to
+   * from the next idle turn, as before.
+   */
+  const burst = async () => {
+    const started = (burstStarted = host!.now())
+    bursting = true
+    let sliced = false
+    try {
+      // A timer that pauses the clock (a scenario step with `pause`) ends the burst: time stays where it paused.
+      while (!disposed && !paused) {
+        const dueBefore = waitsDue
+        const skipped = skipToNextWait()
+        if (skipped === false) sliced = true
+        if (!skipped || host!.now() - started >= SLICE_MS) break
+        // Each wait fired woke someone: give them all the hops to schedule their next wait before jumping again. One
+        // that skips its waits synchronously meanwhile (skipWait) is making progress: it gets its hops again.
+        const woken = (burstWoken = waitsDue - dueBefore)
+        const before = waitsScheduled
+        let skips = fastSkips
+        for (let hop = 0; hop < BURST_HOPS && waitsScheduled - before < woken && !disposed; hop++) {
+          await Promise.resolve()
+          if (fastSkips !== skips) {
+            skips = fastSkips
+            hop = 0
+          }
+        }
+        if (waitsScheduled === before) break
+      }
+    } finally {
+      bursting = false
+    }
+    if (sliced && !disposed && !paused) {
+      // More was due than one slice may fire: carry on after the host's pending I/O.
       immediatePending = true
       host!.immediate(autoSkip)
-      return
-    }
-    alignWall(target)
-    if (target > current) current = target
-    armHost()
+    } else armHost()
   }
 
   const hostTurn = () => new Promise<void>((resolve) => host!.immediate(resolve))
@@ -362,7 +437,10 @@ export function createClock(options: ClockOptions = {}): Clock {
       const ms = typeof delay === 'number' && delay >= 0 && delay < Infinity ? delay : toMs(delay)
       const t: Timer = { at: syncNow() + ms, seq: seq++, kind, fn, cancelled: false }
       if (ms === 0 && firing) t.chain = firing.chain ??= { at: firing.at, fired: 0, stopped: false }
-      if (kind === 'wait') waits++
+      if (kind === 'wait') {
+        waits++
+        waitsScheduled++
+      }
       insert(t)
       armHost()
       return {
@@ -380,21 +458,44 @@ export function createClock(options: ClockOptions = {}): Clock {
     sleep(delay, signal, kind = 'wait') {
       return new Promise<boolean>((resolve) => {
         if (signal?.aborted || disposed) return resolve(false)
+        // The sleepers of one signal share one listener on it (a push sleeps once per 100 ms tick on its request's
+        // signal: adding and removing a listener each time cost more than the tick's own work).
+        let mine: Set<() => void> | undefined
+        if (signal) {
+          mine = sleepersOn.get(signal)
+          if (!mine) {
+            const set = (mine = new Set())
+            sleepersOn.set(signal, set)
+            signal.addEventListener('abort', () => {
+              for (const wake of [...set]) wake()
+            }, { once: true })
+          }
+        }
         const onAbort = () => {
           handle.cancel()
           sleepers.delete(onAbort)
-          // Also when woken by dispose(): leave nothing on the caller's signal.
-          signal?.removeEventListener('abort', onAbort)
+          mine?.delete(onAbort)
           resolve(false)
         }
         const handle = clock.schedule(delay, () => {
-          signal?.removeEventListener('abort', onAbort)
+          mine?.delete(onAbort)
           sleepers.delete(onAbort)
           resolve(true)
         }, kind)
         sleepers.add(onAbort)
-        signal?.addEventListener('abort', onAbort, { once: true })
+        mine?.add(onAbort)
       })
+    },
+    skipWait(delay, signal) {
+      if (!bursting || paused || burstWoken !== 1 || disposed || signal?.aborted || host!.now() - burstStarted >= SLICE_MS) return false
+      const target = syncNow() + delay
+      // Nothing may be due on the way: another's wait is not jumped over, and no timer fires from inside the caller.
+      while (queue.length && queue[0].cancelled) queue.shift()
+      if (queue.length && queue[0].at <= target) return false
+      alignWall(target)
+      if (target > current) current = target
+      fastSkips++
+      return true
     },
     async advance(delay) {
       const ms = toMs(delay, 'clock advance')
@@ -491,7 +592,8 @@ export function createClock(options: ClockOptions = {}): Clock {
       disposed = true
       // A sleep never outlives its clock: it ends as if aborted, so streams waiting on it finish.
       for (const wake of sleepers) wake()
-      lifetime.abort()
+      // With a reason: the default one is a DOMException whose stack trace costs more than the rest of a dispose.
+      lifetime.abort(DISPOSED)
       if (hostHandle !== undefined) host?.cancel(hostHandle)
       hostHandle = undefined
       for (const t of queue) t.cancelled = true

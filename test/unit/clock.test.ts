@@ -277,6 +277,73 @@ describe('auto clock', () => {
     expect(at).toEqual([100, 200, 300])
   })
 
+  it('one idle turn skips wait after wait while the woken work schedules its next (a push\'s ticks, not one turn each)', async () => {
+    const host = manualHost()
+    const clock = createClock({ mode: 'auto', host })
+    const at: number[] = []
+    const loop = (async () => {
+      for (let i = 0; i < 50; i++) {
+        await clock.sleep(100)
+        at.push(clock.elapsed())
+      }
+    })()
+    host.idle()
+    await loop
+    expect(at).toEqual(Array.from({ length: 50 }, (_, i) => (i + 1) * 100))
+    // The whole loop ran in the one idle turn: no host turn was asked for in between.
+    expect(host.immediates).toBe(0)
+  })
+
+  it('waits woken together each schedule their next before the clock jumps on: every loop keeps its own pace', async () => {
+    const host = manualHost()
+    const clock = createClock({ mode: 'auto', host })
+    const seen: string[] = []
+    const loop = (name: string, step: number) =>
+      (async () => {
+        for (let i = 0; i < 4; i++) {
+          await clock.sleep(step)
+          // Work that takes a few extra promise hops before it sleeps again.
+          for (let h = 0; h < 3; h++) await Promise.resolve()
+          seen.push(`${name}@${clock.elapsed()}`)
+        }
+      })()
+    let done = false
+    const all = Promise.all([loop('a', 100), loop('b', 100), loop('c', 150)]).then(() => (done = true))
+    // Idle turns until all three are done (a burst that ends hands back to the host).
+    for (let turn = 0; !done && turn < 100; turn++) {
+      host.idle()
+      for (let h = 0; h < 20; h++) await Promise.resolve()
+    }
+    await all
+    expect(seen.filter((s) => s.startsWith('a'))).toEqual(['a@100', 'a@200', 'a@300', 'a@400'])
+    expect(seen.filter((s) => s.startsWith('b'))).toEqual(['b@100', 'b@200', 'b@300', 'b@400'])
+    expect(seen.filter((s) => s.startsWith('c'))).toEqual(['c@150', 'c@300', 'c@450', 'c@600'])
+  })
+
+  it('skipWait moves time only inside a burst, for its one woken sleeper, with nothing due on the way', async () => {
+    const host = manualHost()
+    const clock = createClock({ mode: 'auto', host })
+    // Outside a burst: the caller must sleep.
+    expect(clock.skipWait(100)).toBe(false)
+    expect(createClock().skipWait(100)).toBe(false)
+    const results: boolean[] = []
+    const bg: number[] = []
+    clock.schedule(450, () => bg.push(clock.elapsed()), 'background')
+    const done = (async () => {
+      await clock.sleep(100)
+      // 100 -> 200 -> 300 -> 400 at once; 400 -> 500 would pass the background timer at 450, so no.
+      for (let i = 0; i < 4; i++) results.push(clock.skipWait(100))
+      expect(clock.elapsed()).toBe(400)
+      await clock.sleep(100)
+      expect(bg).toEqual([450])
+    })()
+    host.idle()
+    await done
+    expect(results).toEqual([true, true, true, false])
+    expect(clock.elapsed()).toBe(500)
+    expect(clock.skipWait(100, AbortSignal.abort())).toBe(false)
+  })
+
   it('does not skip to background timers: they run at the host pace', async () => {
     const host = manualHost()
     const clock = createClock({ mode: 'auto', host })

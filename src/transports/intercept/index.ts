@@ -1,6 +1,7 @@
 // The in-process hooks: fetch/node:http/https through nock, the global WebSocket as our own in-process class.
 // See docs/in-process.md.
 import type { Dockside } from '../../dockside'
+import { hookFetch } from './fetch'
 import { hookHttp } from './http'
 import { httpOrigins, makeUnhandled, wsOrigins, type HookedRegion, type OnUnhandled } from './registry'
 import { routeMatcher } from './routes'
@@ -93,6 +94,8 @@ function plan(fake: Dockside, options: InterceptOptions): Planned {
 }
 
 let installs = 0
+/** nock, once loaded (a dynamic import resolves the module again on every call). */
+let nockModule: Promise<typeof import('nock')> | undefined
 /** The global WebSocket before the first install. */
 let original: typeof WebSocket | undefined
 
@@ -101,7 +104,7 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
     throw new TypeError(`Invalid onUnhandled ${JSON.stringify(onUnhandled)}: expected 'error', 'warn', 'bypass' or a function.`)
   }
   // Loaded on first use, so that importing dockside does not patch http or fetch. Everything after is synchronous.
-  const { default: nock } = await import('nock')
+  const { default: nock } = await (nockModule ??= import('nock'))
   const seen = new Set<string>()
   for (const p of planned) {
     for (const [origin, map] of [[p.origin, httpOrigins], [p.wsOrigin, wsOrigins]] as const) {
@@ -121,6 +124,8 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
   const undo: (() => void)[] = []
   const hooked: HookedRegion[] = []
   try {
+    // fetch: Node's own undici dispatcher answers hooked origins (fetch.ts); nock below serves node:http/https.
+    undo.push(hookFetch())
     for (const p of planned) {
       const routes = p.fake.protocol.routes
       const region: HookedRegion = {

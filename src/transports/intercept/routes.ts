@@ -37,16 +37,22 @@ function compile(route: string): Rule | undefined {
   return { methods, pattern: new RegExp(`^${source}${tail}`), websocket }
 }
 
-/** Compiled once per route text: every install (one per test) hooks the same routes. */
-const compiled = new Map<string, Rule | undefined>()
-const compileOnce = (route: string) => {
-  if (!compiled.has(route)) compiled.set(route, compile(route))
-  return compiled.get(route)
+/** Matchers by route list: every fake of one version serves the same routes, so an install compiles nothing. */
+const matchers = new Map<string, RouteMatcher>()
+
+/** Builds a matcher from `protocol.routes` (once per distinct list). */
+export function routeMatcher(routes: readonly string[]): RouteMatcher {
+  const key = routes.join('\n')
+  let matcher = matchers.get(key)
+  if (!matcher) {
+    if (matchers.size >= 16) matchers.clear()
+    matchers.set(key, (matcher = compileMatcher(routes)))
+  }
+  return matcher
 }
 
-/** Builds a matcher from `protocol.routes`. */
-export function routeMatcher(routes: readonly string[]): RouteMatcher {
-  const rules = routes.flatMap((r) => r.split(/,\s*/)).map(compileOnce).filter((r): r is Rule => r !== undefined)
+function compileMatcher(routes: readonly string[]): RouteMatcher {
+  const rules = routes.flatMap((r) => r.split(/,\s*/)).map(compile).filter((r): r is Rule => r !== undefined)
   const strip = (path: string) => {
     const q = path.indexOf('?')
     const p = q < 0 ? path : path.slice(0, q)

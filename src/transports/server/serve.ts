@@ -12,6 +12,10 @@ import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '
 // getBuiltinModule avoids the cost of a static ESM import of node:http at start-up.
 const http = process.getBuiltinModule('node:http') as typeof Http
 const { setTimeout: realSetTimeout, clearTimeout: realClearTimeout, setImmediate: realSetImmediate } = globalThis
+const realNextTick = process.nextTick
+
+/** Bytes of a streamed body gathered before they are written without waiting for the end of the turn. */
+const COALESCE_BYTES = 64 * 1024
 
 // The protocol hands every subscriber of an event the same string; encode it to bytes once, not once per socket.
 let lastText: string | undefined
@@ -114,6 +118,17 @@ async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, he
   const onAbort = () => res.destroy()
   if (answer.abort?.aborted) onAbort()
   answer.abort?.addEventListener('abort', onAbort, { once: true })
+  // Chunks that arrive within one turn (a push's pacing ticks that the clock fires together) leave as one write at the
+  // end of the turn, or at once past COALESCE_BYTES: one write call and one syscall, not one per chunk.
+  let pending = ''
+  let flushQueued = false
+  const flush = () => {
+    flushQueued = false
+    if (pending === '' || res.destroyed) return
+    const text = pending
+    pending = ''
+    res.write(text)
+  }
   try {
     while (!res.destroyed) {
       let step: IteratorResult<string>
@@ -122,6 +137,7 @@ async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, he
       } catch (error) {
         // A TransportReset (or any failure mid-body) ends the connection abruptly, as a real reset does,
         // once the chunks written before it left (http corks writes until the next tick).
+        flush()
         await new Promise<void>((resolve) => realSetImmediate(resolve))
         res.destroy()
         if ((error as { code?: string }).code !== 'DOCKSIDE_RESET') throw error
@@ -130,8 +146,14 @@ async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, he
       const { value, done } = step
       if (done) break
       if (value === '' || res.destroyed) continue
+      pending += value
+      if (pending.length >= COALESCE_BYTES) flush()
+      else if (!flushQueued) {
+        flushQueued = true
+        realNextTick(flush)
+      }
       // Respect backpressure: wait for drain (or the client going away) before the next chunk.
-      if (!res.write(value)) {
+      if (res.writableNeedDrain) {
         await new Promise<void>((resolve) => {
           const done = () => {
             res.off('drain', done)
@@ -146,7 +168,10 @@ async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, he
   } finally {
     answer.abort?.removeEventListener('abort', onAbort)
     if (res.destroyed) await iterator.return?.()
-    else res.end()
+    else {
+      flush()
+      res.end()
+    }
   }
 }
 

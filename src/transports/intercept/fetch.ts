@@ -1,0 +1,310 @@
+// fetch in process: an undici Dispatcher set as the global dispatcher, so Node's own `fetch` (undici) hands requests
+// to hooked origins straight to the protocol. No socket, no HTTP parsing, no nock in the way. Other origins go to the
+// dispatcher that was global before. See docs/decisions/0009-fetch-dispatcher.md.
+import type * as Http from 'node:http'
+import { readCappedText } from '../../protocol/limits'
+import type { Served } from '../../protocol/guard'
+import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
+import { hostTimers } from '../../runtime/host-timers'
+import { httpOrigins, servedAt, type HookedRegion } from './registry'
+
+/** The symbol Node's fetch (and the undici package) reads the global dispatcher from. */
+export const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1')
+
+const { STATUS_CODES } = process.getBuiltinModule('node:http') as typeof Http
+// Captured at import, as host-timers.ts does for timers: a user's fake timers (jest fakes process.nextTick) cannot
+// hold back a stream's bytes.
+const nextTick = process.nextTick
+
+/** Bytes gathered before they go to the client without waiting for the end of the turn (a socket's high-water mark). */
+const COALESCE_BYTES = 64 * 1024
+
+/** The parts of undici's dispatch options this dispatcher reads. */
+export interface DispatchOptions {
+  origin?: string | URL
+  path: string
+  method: string
+  headers?: Record<string, string | string[] | undefined> | (string | Buffer)[] | null
+  body?: string | Uint8Array | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | null
+  upgrade?: string | null
+}
+
+/** undici's dispatch handler (the callbacks Node's fetch gives). */
+export interface DispatchHandler {
+  onConnect?(abort: (reason?: Error) => void): void
+  onResponseStarted?(): void
+  onHeaders?(status: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean
+  onData?(chunk: Buffer): boolean
+  onComplete?(trailers: Buffer[] | null): void
+  onError?(error: Error): void
+}
+
+interface Dispatcher {
+  dispatch(options: DispatchOptions, handler: DispatchHandler): boolean
+}
+
+type GlobalWithDispatcher = typeof globalThis & { [GLOBAL_DISPATCHER]?: Dispatcher }
+
+const regionFor = (origin: string | URL | undefined): HookedRegion | undefined => {
+  if (origin === undefined) return undefined
+  const text = typeof origin === 'string' ? origin : origin.origin
+  const hit = httpOrigins.get(text)
+  if (hit || typeof origin !== 'string') return hit
+  // Not already an origin (a trailing slash, a default port spelled out): normalise it once.
+  try {
+    return httpOrigins.get(new URL(origin).origin)
+  } catch {
+    return undefined
+  }
+}
+
+function headersOf(raw: DispatchOptions['headers']): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {}
+  if (!raw) return headers
+  const add = (name: string, value: string) => {
+    const key = name.toLowerCase()
+    const had = headers[key]
+    headers[key] = had === undefined ? value : `${had}, ${value}`
+  }
+  if (Array.isArray(raw)) for (let i = 0; i + 1 < raw.length; i += 2) add(String(raw[i]), String(raw[i + 1]))
+  else for (const [k, v] of Object.entries(raw)) if (v !== undefined) add(k, Array.isArray(v) ? v.join(', ') : String(v))
+  return headers
+}
+
+/**
+ * A request body as bytes. Leaving early (a body over the limit) stops reading, as a server does, without waiting for
+ * the body's source to wind down: undici's generator over a fetch body stream never settles a `return()`.
+ */
+function bytesOf(body: NonNullable<DispatchOptions['body']>): AsyncIterable<Uint8Array> {
+  if (typeof body === 'string') return toAsync([Buffer.from(body)])
+  if (body instanceof Uint8Array) return toAsync([body])
+  const source = body as AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>
+  const it = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : toAsync(source)[Symbol.asyncIterator]()
+  const iterator: AsyncIterator<Uint8Array> = {
+    next: async () => {
+      const r = await it.next()
+      return r.done ? { done: true, value: undefined } : { done: false, value: typeof r.value === 'string' ? Buffer.from(r.value) : r.value }
+    },
+    return: async () => {
+      void Promise.resolve(it.return?.()).catch(() => {})
+      return { done: true, value: undefined }
+    },
+  }
+  return { [Symbol.asyncIterator]: () => iterator }
+}
+
+async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
+  yield* items
+}
+
+/** Per hooked region, what every request to it shares: its Host header and the address it serves. */
+const addresses = new WeakMap<HookedRegion, { host: string; served: Served }>()
+const addressOf = (region: HookedRegion) => {
+  let a = addresses.get(region)
+  if (!a) addresses.set(region, (a = { host: new URL(region.origin).host, served: servedAt(region.origin) }))
+  return a
+}
+
+/** Header names and values as bytes, for the few that every answer repeats. */
+const latin1 = new Map<string, Buffer>()
+const bytes = (text: string) => {
+  let b = latin1.get(text)
+  if (!b) {
+    b = Buffer.from(text, 'latin1')
+    if (text.length <= 64) {
+      if (latin1.size >= 256) latin1.clear()
+      latin1.set(text, b)
+    }
+  }
+  return b
+}
+
+/** The request as the protocol sees it: the headers undici would have written on a socket, `host` included. */
+function toProtoRequest(region: HookedRegion, options: DispatchOptions, signal: AbortSignal): ProtoRequest {
+  const headers = headersOf(options.headers)
+  const method = options.method.toUpperCase()
+  const address = addressOf(region)
+  headers.host ??= address.host
+  // undici closes the connection after a HEAD and keeps it alive otherwise.
+  headers.connection ??= method === 'HEAD' ? 'close' : 'keep-alive'
+  let text: Promise<string> | undefined
+  const body = options.body
+  return {
+    method,
+    url: options.path,
+    headers,
+    signal,
+    body: (max) => (text ??= body == null ? Promise.resolve('') : readCappedText(bytesOf(body), max)),
+    remoteAddress: 'in-process',
+    served: address.served,
+  }
+}
+
+/** One request to a hooked origin, answered by its fake with the callbacks undici's own client would call. */
+function serve(region: HookedRegion, options: DispatchOptions, handler: DispatchHandler) {
+  const controller = new AbortController()
+  let finished = false
+  let stopBody: (() => void) | undefined
+  const fail = (error: Error) => {
+    if (finished) return
+    finished = true
+    controller.abort()
+    stopBody?.()
+    handler.onError?.(error)
+  }
+  // The client's abort (its signal, a cancelled body): the fake sees the client go away, as when a socket closes.
+  handler.onConnect?.((reason) => fail(reason ?? Object.assign(new Error('Request aborted'), { name: 'AbortError' })))
+  if (finished) return
+  const proto = toProtoRequest(region, options, controller.signal)
+  const answer = region.routes.http(proto.method, proto.url)
+    ? region.protocol.handle(proto)
+    : region.unhandled(proto.method, `${region.origin}${proto.url}`, () => region.protocol.handle(proto))
+  answer.then(
+    (res) => respond(res),
+    (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
+  )
+
+  function respond(res: ProtoResponse) {
+    const body = res.body
+    const streamed = body !== undefined && typeof body !== 'string'
+    if (finished) {
+      if (streamed) void Promise.resolve(body[Symbol.asyncIterator]().return?.()).catch(() => {})
+      return
+    }
+    const raw: Buffer[] = []
+    let hasLength = false
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (k.toLowerCase() === 'content-length') hasLength = true
+      raw.push(bytes(k), bytes(v))
+    }
+    // Chunked framing, as node:http uses for a body of unknown length (the server's answer has it too).
+    if (streamed && !hasLength) raw.push(bytes('transfer-encoding'), bytes('chunked'))
+    let resumed: (() => void) | undefined
+    let paused = false
+    const resume = () => {
+      paused = false
+      const wake = resumed
+      resumed = undefined
+      wake?.()
+    }
+    handler.onResponseStarted?.()
+    handler.onHeaders?.(res.status, raw, resume, STATUS_CODES[res.status] ?? '')
+    if (finished) return
+    if (proto.method === 'HEAD' || body === undefined || body === '') return complete()
+    if (typeof body === 'string') {
+      handler.onData?.(Buffer.from(body))
+      return complete()
+    }
+    void pump(body[Symbol.asyncIterator]())
+
+    function complete() {
+      if (finished) return
+      finished = true
+      handler.onComplete?.([])
+    }
+
+    /**
+     * Moves the protocol's chunks to the client: what arrives within one turn (a push's ticks that the clock fires
+     * together) goes as one piece at the end of the turn, or at once past {@link COALESCE_BYTES}; the next chunk is
+     * asked for while the client keeps up (backpressure: `onData` returning false pauses until undici resumes).
+     */
+    async function pump(iterator: AsyncIterator<string>) {
+      let pending = ''
+      let flushQueued = false
+      const flush = () => {
+        flushQueued = false
+        if (pending === '' || finished) return
+        const chunk = Buffer.from(pending)
+        pending = ''
+        if (handler.onData?.(chunk) === false) paused = true
+      }
+      const onAbort = () => fail(Object.assign(new Error('the fake ended the stream: its client fell too far behind'), { code: 'DOCKSIDE_RESET' }))
+      // Ending the body also wakes a pump paused for a client that stopped reading, so it finishes and cleans up.
+      stopBody = () => {
+        void Promise.resolve(iterator.return?.()).catch(() => {})
+        resume()
+      }
+      res.abort?.addEventListener('abort', onAbort, { once: true })
+      try {
+        for (;;) {
+          let step: IteratorResult<string>
+          try {
+            step = await iterator.next()
+          } catch (error) {
+            // A TransportReset mid-body: the chunks before it reach the client, then the connection fails as a reset
+            // does on the server (one host turn later), which fetch reports as `TypeError: terminated`.
+            flush()
+            await new Promise<void>((resolve) => hostTimers.immediate(resolve))
+            return fail(error instanceof Error ? error : new Error(String(error)))
+          }
+          if (finished) return
+          if (step.done) {
+            flush()
+            return complete()
+          }
+          if (step.value === '') continue
+          pending += step.value
+          if (pending.length >= COALESCE_BYTES) flush()
+          else if (!flushQueued) {
+            flushQueued = true
+            nextTick(flush)
+          }
+          if (paused && !finished) await new Promise<void>((resolve) => (resumed = resolve))
+        }
+      } finally {
+        res.abort?.removeEventListener('abort', onAbort)
+        if (!finished) stopBody()
+      }
+    }
+  }
+}
+
+let installs = 0
+let installed: Dispatcher | undefined
+let previous: Dispatcher | undefined
+
+/**
+ * Makes Node's fetch answer hooked origins in process: installs the dispatcher (once for every install in this
+ * process) and returns how to take this install's share back. Paths the fake does not serve go to the previous
+ * dispatcher in `bypass` mode, as do all other origins.
+ */
+export function hookFetch(): () => void {
+  const g = globalThis as GlobalWithDispatcher
+  if (installs++ === 0) {
+    // Reading fetch makes Node load undici, which sets its own global dispatcher first.
+    void globalThis.fetch
+    const fallback = g[GLOBAL_DISPATCHER]
+    previous = fallback
+    const dispatcher: Dispatcher & { isMockActive: boolean; close(): Promise<void>; destroy(): Promise<void> } = {
+      // Node's fetch passes a request body as a stream (not its source) unless this is set.
+      isMockActive: false,
+      dispatch(options, handler) {
+        const region = installed === dispatcher ? regionFor(options.origin) : undefined
+        if (region && !(region.onUnhandled === 'bypass' && !region.routes.http(options.method, options.path))) {
+          serve(region, options, handler)
+          return true
+        }
+        if (!fallback) {
+          handler.onError?.(new Error(`dockside: no dispatcher for ${String(options.origin)} (Node's fetch set none)`))
+          return true
+        }
+        return fallback.dispatch(options, handler)
+      },
+      // Closing the global dispatcher is not ours to do for the one underneath.
+      close: async () => {},
+      destroy: async () => {},
+    }
+    installed = dispatcher
+    g[GLOBAL_DISPATCHER] = dispatcher
+  }
+  let undone = false
+  return () => {
+    if (undone) return
+    undone = true
+    if (--installs > 0) return
+    // Put the previous dispatcher back, unless someone has set another since (then leave theirs; ours passes through).
+    if (g[GLOBAL_DISPATCHER] === installed && previous) g[GLOBAL_DISPATCHER] = previous
+    installed = undefined
+    previous = undefined
+  }
+}

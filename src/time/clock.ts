@@ -467,7 +467,7 @@ export function createClock(options: ClockOptions = {}): Clock {
             const set = (mine = new Set())
             sleepersOn.set(signal, set)
             signal.addEventListener('abort', () => {
-              for (const wake of [...set]) wake()
+              for (const wake of set) wake() // each wake removes only itself: safe while iterating
             }, { once: true })
           }
         }

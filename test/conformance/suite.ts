@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import type { Case, Harness, WayIn } from '../support/way-in'
 import { eventsCases } from './events.case'

@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^dockside\/server$/, replacement: src('transports/server/index.ts') },
       { find: /^dockside\/intercept$/, replacement: src('transports/intercept/index.ts') },
       { find: /^dockside\/vitest$/, replacement: src('vitest/index.ts') },
+      { find: /^dockside\/matchers$/, replacement: src('matchers/index.ts') },
     ],
   },
   test: {

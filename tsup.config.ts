@@ -1,4 +1,31 @@
 import { defineConfig } from 'tsup'
+import type { Plugin } from 'esbuild'
+import { copyFileSync, mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+
+// Dependencies published as ESM only. jest without --experimental-vm-modules cannot require() them, so the CommonJS
+// build bundles them; the ESM build imports them (one nock per process, shared with the user's own).
+const esmOnly = ['nock', '@mswjs/interceptors', '@faker-js/faker']
+
+/** Keeps {@link esmOnly} external in the ESM build (tsup's `noExternal` applies to both formats). */
+const esmOnlyExternalInEsm: Plugin = {
+  name: 'esm-only-external-in-esm',
+  setup(build) {
+    // tsup runs a split CommonJS build through esbuild as ESM; its TSUP_FORMAT tells the two apart.
+    if (build.initialOptions.define?.TSUP_FORMAT !== '"esm"') {
+      // The bundled @mswjs/interceptors (under nock) reads its HTTP parser from ./llhttp/llhttp.wasm next to the chunk.
+      build.onEnd(() => {
+        const outdir = build.initialOptions.outdir ?? 'dist'
+        mkdirSync(join(outdir, 'llhttp'), { recursive: true })
+        copyFileSync(createRequire(import.meta.url).resolve('@mswjs/interceptors').replace(/index\.js$/, 'llhttp/llhttp.wasm'), join(outdir, 'llhttp/llhttp.wasm'))
+      })
+      return
+    }
+    const filter = new RegExp(`^(${esmOnly.map((n) => n.replace(/[/.]/g, '\\$&')).join('|')})(/|$)`)
+    build.onResolve({ filter }, (args) => ({ path: args.path, external: true }))
+  },
+}
 
 // The library's entries, one per public subpath (package.json `exports`; test/packaging checks that they match).
 const libraryEntries = {
@@ -25,5 +52,7 @@ export default defineConfig({
   clean: true,
   splitting: true,
   sourcemap: false,
-  external: ['vitest', 'nock', 'mock-socket'],
+  external: ['vitest', 'mock-socket'],
+  noExternal: esmOnly,
+  esbuildPlugins: [esmOnlyExternalInEsm],
 })

@@ -1,5 +1,6 @@
 // The runner-neutral matchers: `expect.extend(matchers)` in jest, vitest, or any expect with jest's extend API.
 // Nothing here imports a test runner. See docs/jest.md and docs/in-process.md.
+import '../runtime/node-version' // first: fails at once on a Node older than 22
 import { deliveryMatchers } from './delivery'
 import { docksideMatchers } from './service'
 

@@ -1,5 +1,6 @@
 // The vitest entry: a fixture that gives every test its own hooked fake, and the matchers of dockside/matchers
 // installed on vitest's expect (with their typings). See docs/in-process.md.
+import '../runtime/node-version' // first: fails at once on a Node older than 22
 import { expect, test as base } from 'vitest'
 import { matchers } from '../matchers/index'
 import { createDockside, type Dockside, type DocksideOptions } from '../dockside'

@@ -1,5 +1,6 @@
 // The in-process hooks: fetch/node:http/https through nock, the global WebSocket through mock-socket.
 // See docs/in-process.md.
+import '../../runtime/node-version' // first: fails at once on a Node older than 22
 import type { Dockside } from '../../dockside'
 import { hookHttp } from './http'
 import { httpOrigins, makeUnhandled, wsOrigins, type HookedRegion, type OnUnhandled } from './registry'

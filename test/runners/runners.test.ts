@@ -42,3 +42,11 @@ describe('jest 30', () => {
     expect(report.numPassedTests).toBe(5)
   }, 60_000)
 })
+
+describe('node:test', () => {
+  it('node --test runs the example of docs/testing.md', async () => {
+    const out = await run(process.execPath, ['--test', '--test-reporter=tap'], { cwd: join(here, 'node-test') }).catch((e: { stdout: string; stderr: string }) => e)
+    expect(out.stdout).toMatch(/^# pass 2$/m)
+    expect(out.stdout).toMatch(/^# fail 0$/m)
+  }, 60_000)
+})

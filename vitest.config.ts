@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^dockside\/vitest$/, replacement: src('vitest/index.ts') },
       { find: /^dockside\/msw$/, replacement: src('transports/msw/index.ts') },
       { find: /^dockside\/browser$/, replacement: src('browser/index.ts') },
+      { find: /^dockside\/matchers$/, replacement: src('matchers/index.ts') },
     ],
   },
   test: {

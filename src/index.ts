@@ -1,3 +1,4 @@
+import './runtime/node-version' // first: fails at once on a Node older than 22
 export { createDockside } from './dockside'
 export type { Dockside, DocksideOptions, DocksideServer, ListenOptions } from './dockside'
 export type { Clock, ClockMode, ClockOptions, TimerHandle } from './time/clock'
@@ -22,6 +23,7 @@ export type { Protocol } from './protocol/router'
 export type { AccessOptions, Served } from './protocol/guard'
 export type { ProtoRequest, ProtoResponse, UpgradeResult, SocketSink, SocketSession } from './protocol/types'
 export { followGlobalTimers, globalTimers } from './runtime/global-timers'
+export { drainWithClock, type DrainOptions } from './runtime/drain'
 export type { InterceptOptions, InterceptHandle, InterceptRegionsOptions, HookedAddress, OnUnhandled, UnhandledRequest } from './transports/intercept/index'
 export type { RequestPattern, RecordedRequest, RequestLog, NearMiss, Mismatch } from './protocol/requests'
 export { REQUEST_LOG_LIMIT, RECORDED_BODY_LIMIT } from './protocol/requests'

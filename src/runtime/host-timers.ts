@@ -1,11 +1,18 @@
 import type { HostTimers } from '../time/clock'
 
-// Captured at import so that a user's fake timers (vi.useFakeTimers) installed later cannot stall the fake.
+// Captured at import so that a user's fake timers installed later cannot stall the fake: jest's default
+// `jest.useFakeTimers()` replaces setTimeout, setImmediate, queueMicrotask, process.nextTick, Date and
+// performance.now; vitest's `vi.useFakeTimers()` and @sinonjs/fake-timers' defaults a subset of them.
+// test/intercept/fake-timers.test.ts and the jest projects under test/runners/ hold the fake to that.
 const realSetTimeout = globalThis.setTimeout
 const realClearTimeout = globalThis.clearTimeout
 // Browsers have no setImmediate: a zero timeout stands in (the auto clock's "host loop idle" check).
 const realSetImmediate: (fn: () => void) => unknown = globalThis.setImmediate ?? ((fn: () => void) => realSetTimeout(fn, 0))
+const realQueueMicrotask = globalThis.queueMicrotask
+// Browsers have no process: a microtask stands in for nextTick there.
+const realNextTick: (fn: () => void) => void = globalThis.process?.nextTick?.bind(globalThis.process) ?? realQueueMicrotask
 const perfNow = globalThis.performance.now.bind(globalThis.performance)
+const dateNow = Date.now
 
 /** The host's real timers, as captured when dockside was imported. */
 export const hostTimers: HostTimers = {
@@ -19,5 +26,14 @@ export const hostTimers: HostTimers = {
   immediate: (fn) => realSetImmediate(fn),
 }
 
+/** The real `setTimeout`, for transports that must not wait on a user's fake timers. */
+export const hostSetTimeout: typeof setTimeout = realSetTimeout
+/** The real `setImmediate`. */
+export const hostSetImmediate: (fn: () => void) => unknown = realSetImmediate
+/** The real `queueMicrotask` (jest's fake timers replace the global one). */
+export const hostQueueMicrotask: typeof queueMicrotask = realQueueMicrotask
+/** The real `process.nextTick` (jest's fake timers replace it). */
+export const hostNextTick: (fn: () => void) => void = (fn) => realNextTick(fn)
+
 /** Real wall-clock epoch milliseconds, for the `real` clock's starting point. */
-export const wallNow = () => Date.now()
+export const wallNow = () => dateNow()

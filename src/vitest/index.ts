@@ -1,7 +1,8 @@
-// The vitest entry: a fixture that gives every test its own hooked fake, and matchers. See docs/in-process.md.
+// The vitest entry: a fixture that gives every test its own hooked fake, and the matchers of dockside/matchers
+// installed on vitest's expect (with their typings). See docs/in-process.md.
+import '../runtime/node-version' // first: fails at once on a Node older than 22
 import { expect, test as base } from 'vitest'
-import { installDeliveryMatchers } from './delivery-matchers'
-import { requestMatchers, type RequestMatchers } from './request-matchers'
+import { matchers } from '../matchers/index'
 import { createDockside, type Dockside, type DocksideOptions } from '../dockside'
 import type { InterceptHandle, InterceptOptions } from '../transports/intercept/index'
 
@@ -57,78 +58,8 @@ export const test = createDocksideTest()
 export { createDockside }
 export type { Dockside, DocksideOptions, InterceptHandle, InterceptOptions }
 
-function splitImage(image: string): { repository: string; tag: string | undefined } {
-  const slash = image.lastIndexOf('/')
-  const colon = image.lastIndexOf(':')
-  return colon > slash ? { repository: image.slice(0, colon), tag: image.slice(colon + 1) } : { repository: image, tag: undefined }
-}
+expect.extend(matchers as never)
 
-interface MatcherResult {
-  pass: boolean
-  message: () => string
-}
-
-/** Options of `toHavePushed`. */
-export interface PushedOptions {
-  /** The registry user the push authenticated as. */
-  user?: string
-}
-
-/** Options of `toHaveReconnected`. */
-export interface ReconnectedOptions {
-  /** Counts only sockets of this client (`X-Dockside-Client` header or `client` query). */
-  client?: string
-}
-
-export const docksideMatchers = {
-  /** The fake committed `image` (`repo[:tag]`) to its registry, as `user` when given. */
-  toHavePushed(received: Dockside, image: string, options: PushedOptions = {}): MatcherResult {
-    const { repository, tag } = splitImage(image)
-    const tags = received.journal.ofType('push.tag')
-    const hit = tags.filter((e) => e.repository === repository && (tag === undefined || e.tag === tag) && (options.user === undefined || e.user === options.user))
-    const seen = tags.map((e) => `${e.repository}:${e.tag} by ${e.user ?? '(anonymous)'}`)
-    const want = `${image}${options.user !== undefined ? ` by ${options.user}` : ''}`
-    return {
-      pass: hit.length > 0,
-      message: () =>
-        hit.length > 0
-          ? `expected the fake not to have pushed ${want}, but it did`
-          : `expected the fake to have pushed ${want}; pushed: ${seen.length ? seen.join(', ') : 'nothing'} (failed pushes: ${received.journal.ofType('push.failed').length})`,
-    }
-  },
-  /** The client opened the events websocket `times + 1` times (the first connection is not a reconnect). */
-  toHaveReconnected(received: Dockside, times: number, options: ReconnectedOptions = {}): MatcherResult {
-    const opens = received.journal.ofType('ws.open').filter((e) => options.client === undefined || e.client === options.client)
-    const reconnects = Math.max(0, opens.length - 1)
-    const who = options.client !== undefined ? ` (client ${options.client})` : ''
-    return {
-      pass: reconnects === times,
-      message: () => `expected ${times} reconnect(s)${who}, saw ${reconnects}: ${opens.length} events socket(s) opened at clock times ${opens.map((e) => new Date(e.time).toISOString()).join(', ') || '(none)'}`,
-    }
-  },
-}
-
-expect.extend(docksideMatchers)
-
-
-// ---- Request verification matchers (toHaveReceivedRequest, ...), runner-neutral, registered here ----
-export { requestMatchers, type RequestMatchers } from './request-matchers'
-expect.extend(requestMatchers)
-
-// ---- Delivery matchers (toHaveDeliveredAllEventsTo, ...), registered with the rest ----
-export * from './delivery-matchers'
-installDeliveryMatchers()
-
-interface DocksideMatchers<R = unknown> extends RequestMatchers<R> {
-  /** The fake committed `image` (`repo[:tag]`) to its registry, as `options.user` when given. */
-  toHavePushed(image: string, options?: PushedOptions): R
-  /** The events websocket was reopened `times` times after the first connection. */
-  toHaveReconnected(times: number, options?: ReconnectedOptions): R
-}
-
-declare module 'vitest' {
-  // oxlint-disable-next-line no-empty-object-type
-  interface Matchers<R extends void | Promise<void> = void | Promise<void>, T = unknown> extends DocksideMatchers<R> {
-    // No members of our own: a non-function member breaks vitest's MatchersObject mapping (TS2344 with skipLibCheck off).
-  }
-}
+export { matchers, docksideMatchers, deliveryMatchers, requestMatchers, formatDeliveryReport, reproduction } from '../matchers/index'
+export type { DocksideMatchers, MatcherResult, PushedOptions, ReconnectedOptions, RequestMatchers } from '../matchers/index'
+export { installDeliveryMatchers } from './delivery-matchers'

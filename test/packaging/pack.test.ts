@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, posix } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, expect, it } from 'vitest'
 
@@ -54,16 +54,19 @@ export const n: number = fake.clock.pending
 it('the packed tarball installs into a fresh project and its vitest fixture and hooks work there', async () => {
   // Stage the package with a fresh build of the current source; the repo's own dist/ is not touched.
   const stage = join(work, 'stage')
-  mkdirSync(join(stage, 'docs'), { recursive: true })
-  cpSync(join(repo, 'package.json'), join(stage, 'package.json'))
-  cpSync(join(repo, 'bin'), join(stage, 'bin'), { recursive: true })
-  cpSync(join(repo, 'docs/scenario.schema.json'), join(stage, 'docs/scenario.schema.json'))
+  mkdirSync(stage, { recursive: true })
+  for (const f of ['package.json', 'README.md', 'bin', 'docs', 'examples']) cpSync(join(repo, f), join(stage, f), { recursive: true })
   await run('npx', ['tsup', '--out-dir', join(stage, 'dist')], { cwd: repo })
   const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: stage })
   const [{ filename, files }] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }]
   const paths = files.map((f) => f.path)
   expect(paths).toEqual(expect.arrayContaining(['dist/index.js', 'dist/intercept.js', 'dist/vitest.js', 'dist/vitest.d.ts', 'bin/dockside.js']))
   expect(paths.some((p) => p.startsWith('src/') || p.startsWith('test/'))).toBe(false)
+  // Every target of package.json `exports` (ESM, CommonJS, both kinds of types) is in the tarball.
+  for (const target of exportTargets()) expect(paths, `exports target ${target}`).toContain(target)
+  expect(paths).toEqual(expect.arrayContaining(['dist/llhttp/llhttp.wasm', 'examples/basic.yaml', 'docs/jest.md']))
+  // Every path the docs name is shipped, or is a link into the repository (a link titled "repository").
+  expect(unshippedDocPaths(new Set(paths))).toEqual([])
 
   const project = join(work, 'project')
   mkdirSync(join(project, 'test'), { recursive: true })
@@ -84,8 +87,70 @@ it('the packed tarball installs into a fresh project and its vitest fixture and 
   const result = await run('npx', ['vitest', 'run', '--reporter=verbose'], { cwd: project, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } }).catch((e: { stdout: string; stderr: string }) => e)
   expect(result.stdout + result.stderr).toMatch(/✓ .*push and events in process/)
   expect(result.stdout).toMatch(/1 passed/)
+  // Each entry by require() (CommonJS, the .cjs build) and by import (ESM), as the package's name.
+  const entries = ['dockside', 'dockside/server', 'dockside/intercept', 'dockside/matchers']
+  const probe = `const entries = ${JSON.stringify(entries)}; const out = []
+    for (const e of entries) out.push(e + ' cjs ' + Object.keys(require(e)).length + ' esm ' + Object.keys(await import(e)).length)
+    const { createDockside, drainWithClock } = require('dockside'); const { matchers } = require('dockside/matchers')
+    const fake = createDockside({ seed: 1 }); const hooks = await fake.intercept()
+    fake.images.add('localhost:5000/app', { tags: ['1'], layers: 2 })
+    const res = await fetch('https://us-west-1.hyper.test/images/localhost:5000/app/push?tag=1', { method: 'POST' })
+    const text = await drainWithClock(res, fake)
+    out.push(String(text.includes('"aux"')), String(matchers.toHavePushed(fake, 'localhost:5000/app:1').pass))
+    hooks.restore(); await fake.close(); console.log(out.join('\\n'))`
+  writeFileSync(join(project, 'probe.cjs'), `(async () => { ${probe} })().catch((e) => { console.error(e); process.exit(1) })`)
+  const probed = (await run('node', ['probe.cjs'], { cwd: project })).stdout.trim().split('\n')
+  expect(probed.slice(0, 4).map((l) => l.replace(/\d+/g, 'N'))).toEqual(entries.map((e) => `${e} cjs N esm N`))
+  expect(probed.slice(4)).toEqual(['true', 'true'])
+  // The CommonJS typings (.d.cts) type-check a CommonJS consumer.
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023', 'esnext.disposable', 'dom'], types: ['node'], noEmit: true, skipLibCheck: false }, include: ['types.cts'] }))
+  writeFileSync(join(project, 'types.cts'), `import dockside = require('dockside')\nimport m = require('dockside/matchers')\nconst fake: dockside.Dockside = dockside.createDockside({ seed: 1 })\nconst r: { pass: boolean } = m.matchers.toHavePushed(fake, 'a:1')\nexport = r\n`)
+  expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toBe('')
   // Importing the root entry does not load nock (fetch stays the platform's); the first intercept() does.
   const script = "const f = globalThis.fetch; const { createDockside } = await import('dockside'); const a = globalThis.fetch === f; const h = await createDockside().intercept(); console.log(a, globalThis.fetch === f); h.restore()"
   const lean = await run('node', ['--input-type=module', '-e', script], { cwd: project })
   expect(lean.stdout.trim()).toBe('true false')
-}, 240_000)
+}, 400_000)
+
+/** Every file path named in package.json `exports` (patterns like `./examples/*` excluded). */
+function exportTargets(): string[] {
+  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }
+  const out: string[] = []
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      if (!v.includes('*')) out.push(v.replace(/^\.\//, ''))
+    } else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x)
+  }
+  walk(pkg.exports)
+  return [...new Set(out)]
+}
+
+/**
+ * Paths that README.md and docs/*.md name but the package does not ship: relative link targets (a link titled
+ * "repository" is marked as a link into the repository, and so is everything under a marked folder), and paths in
+ * code spans and code blocks that start with a folder of the checkout. HTML comments (the docs test's example
+ * markers) do not count.
+ */
+function unshippedDocPaths(shipped: Set<string>): string[] {
+  const has = (p: string) => shipped.has(p) || [...shipped].some((s) => s.startsWith(p.endsWith('/') ? p : `${p}/`))
+  const docs = ['README.md', ...readdirSync(join(repo, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+  const missing: string[] = []
+  for (const doc of docs) {
+    const text = readFileSync(join(repo, doc), 'utf8').replace(/<!--[\s\S]*?-->/g, '')
+    const marked = new Set<string>()
+    for (const [, target, title] of text.matchAll(/\]\(([^)\s]+)(?:\s+"([^"]*)")?\)/g)) {
+      if (/^[a-z]+:/i.test(target) || target.startsWith('#')) continue
+      const p = posix.normalize(posix.join(posix.dirname(doc), target.split('#')[0]))
+      if (title === 'repository') marked.add(p.replace(/\/$/, ''))
+      else if (!has(p)) missing.push(`${doc}: link ${target}`)
+    }
+    const named = [...text.matchAll(/(?<![\w./-])((?:src|test|bench|scripts|\.ci|examples|docs|dist|bin)\/[\w./*-]*[\w/])/g)].map((m) => m[1])
+    for (const p of named) {
+      // A marked folder covers the paths under it (`bench/` marked once, then `node bench/startup.mjs`).
+      const underMarked = p.split('/').some((_, i, parts) => marked.has(parts.slice(0, i + 1).join('/')))
+      if (p.includes('*') || has(p) || underMarked) continue
+      missing.push(`${doc}: ${p}`)
+    }
+  }
+  return [...new Set(missing)]
+}

@@ -1,5 +1,6 @@
 // The in-process hooks: fetch/node:http/https through nock, the global WebSocket as our own in-process class.
 // See docs/in-process.md.
+import '../../runtime/node-version' // first: fails at once on a Node older than 22
 import type { Dockside } from '../../dockside'
 import { hookFetch } from './fetch'
 import { hookHttp } from './http'
@@ -96,6 +97,8 @@ function plan(fake: Dockside, options: InterceptOptions): Planned {
 let installs = 0
 /** nock, once loaded (a dynamic import resolves the module again on every call). */
 let nockModule: Promise<typeof import('nock')> | undefined
+/** nock as the installs loaded it, for the last restore. */
+let loadedNock: typeof import('nock').default | undefined
 /** The global WebSocket before the first install. */
 let original: typeof WebSocket | undefined
 
@@ -120,6 +123,7 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
     }
   }
   if (!nock.isActive()) nock.activate()
+  loadedNock = nock
 
   const undo: (() => void)[] = []
   const hooked: HookedRegion[] = []
@@ -165,6 +169,10 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
       if ((current as unknown) === InProcessWebSocket) globalThis.WebSocket = original as typeof WebSocket
       setPassThrough(undefined)
       original = undefined
+      // Leave no interceptor patched into node:http/net behind (nock activates itself when loaded): under jest each
+      // test file loads its own nock, and a previous file's, still active, broke the next file's streamed responses
+      // (`TypeError: terminated`). Kept active while the user has nock mocks of their own; the next install reactivates.
+      if (loadedNock && loadedNock.activeMocks().length === 0 && loadedNock.pendingMocks().length === 0) loadedNock.restore()
     }
   }
   const addresses = planned.map((p) => ({ region: p.region, baseUrl: p.origin, wsBaseUrl: p.wsOrigin, fake: p.fake }))

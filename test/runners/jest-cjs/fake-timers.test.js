@@ -1,0 +1,26 @@
+// jest's default fake timers fake setTimeout, setImmediate, queueMicrotask, process.nextTick, Date and
+// performance.now. dockside captured the real ones when it was required, so the fake's clock, the real server and
+// drainWithClock keep going without jest.advanceTimersByTime.
+const { createDockside, drainWithClock } = require('dockside')
+
+afterEach(() => jest.useRealTimers())
+
+test('under jest.useFakeTimers(), the real server streams events and a push paced by the fake clock', async () => {
+  jest.useFakeTimers()
+  const fake = createDockside({ seed: 1 })
+  const server = await fake.listen({ port: 0 })
+  try {
+    const ws = new WebSocket(`${server.wsUrl}/events/ws`)
+    await new Promise((resolve) => ws.addEventListener('open', resolve))
+    const frame = new Promise((resolve) => ws.addEventListener('message', (m) => resolve(JSON.parse(m.data))))
+    fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    expect(await frame).toMatchObject({ Action: 'start' })
+    fake.images.add('localhost:5000/app', { tags: ['1'], layers: 2 })
+    const res = await fetch(`${server.url}/images/localhost:5000/app/push?tag=1`, { method: 'POST' })
+    expect(await drainWithClock(res, fake)).toContain('"aux"')
+    ws.close()
+  } finally {
+    await server.close()
+    await fake.close()
+  }
+})

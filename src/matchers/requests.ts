@@ -3,10 +3,7 @@
 import type { Dockside } from '../dockside'
 import { compilePattern, describeNearMisses, describeRequest, type RequestPattern } from '../protocol/requests'
 
-interface MatcherResult {
-  pass: boolean
-  message: () => string
-}
+import type { MatcherResult } from './service'
 
 function logOf(fake: unknown): Dockside['requests'] {
   if (!fake || typeof (fake as Dockside).requests?.list !== 'function') {

@@ -196,6 +196,33 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
   const byKind: Record<EventKind, Set<Subscriber>> = { start: new Set(), stop: new Set() }
   /** Who an event of each kind goes to, in order: rebuilt after a subscribe or unsubscribe, not per event. */
   let targets: Partial<Record<EventKind, Subscriber[]>> = {}
+  /**
+   * Subscribers with a `container` filter, indexed by each value (its leading `/` stripped): an event looks up the
+   * prefixes of its name and id (up to the longest value), so it touches the subscribers whose container value can
+   * match it, not every one. With 1,000 subscribers on distinct containers an event costs a few lookups, not 1,000
+   * filter checks. Candidates are delivered in the order a plain scan would have used (rank, then subscription).
+   */
+  const byContainer = new Map<string, Set<Indexed>>()
+  let longest = 0
+  /** The rank and order of the subscribers in the kind sets, to merge them with indexed ones. */
+  const ranked = new Map<Subscriber, Indexed>()
+  let subscriptions = 0
+  interface Indexed {
+    subscriber: Subscriber
+    /** 0: in the any-kind set, 1: in a per-kind set (as the scan's `[...any, ...byKind]` order). */
+    rank: number
+    order: number
+  }
+  const candidates = (event: ServiceEvent): Indexed[] => {
+    const found = new Set<Indexed>()
+    for (const text of [event.name, event.id]) {
+      for (let l = 0; l <= Math.min(longest, text.length); l++) {
+        const set = byContainer.get(text.slice(0, l))
+        if (set) for (const x of set) found.add(x)
+      }
+    }
+    return [...found].sort((a, b) => a.rank - b.rank || a.order - b.order)
+  }
   let count = 0
   let lastWholeMs = -Infinity
   let lastSubNs = 0
@@ -252,21 +279,55 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       // A snapshot (replaced, never changed, when subscribers come and go), so that subscribers closing during
       // delivery do not disturb iteration.
       const to = (targets[input.action] ??= [...any, ...byKind[input.action]])
-      for (let i = 0; i < to.length; i++) if (to[i].filter.matches(event)) to[i].deliver(event)
+      if (byContainer.size === 0) {
+        for (let i = 0; i < to.length; i++) if (to[i].filter.matches(event)) to[i].deliver(event)
+        return event
+      }
+      const found = candidates(event)
+      if (to.length === 0) {
+        for (const { subscriber: s } of found) if (s.filter.matches(event)) s.deliver(event)
+        return event
+      }
+      // Both kinds: merge in scan order.
+      const all = [...to.map((subscriber) => ranked.get(subscriber)!), ...found].sort((a, b) => a.rank - b.rank || a.order - b.order)
+      for (const { subscriber: s } of all) if (s.filter.matches(event)) s.deliver(event)
       return event
     },
     subscribe(subscriber) {
       const kinds = subscriber.filter.kinds
-      const sets = kinds ? kinds.map((k) => byKind[k]) : [any]
-      for (const s of sets) s.add(subscriber)
-      targets = {}
+      const indexed: Indexed = { subscriber, rank: kinds ? 1 : 0, order: subscriptions++ }
+      const values = subscriber.filter.filters.container
       count++
       let done = false
+      if (values?.length && kinds?.length !== 0) {
+        const keys = [...new Set(values.map((v) => v.replace(/^\//, '')))]
+        for (const k of keys) {
+          let set = byContainer.get(k)
+          if (!set) byContainer.set(k, (set = new Set()))
+          set.add(indexed)
+          longest = Math.max(longest, k.length)
+        }
+        return () => {
+          if (done) return
+          done = true
+          count--
+          for (const k of keys) {
+            const set = byContainer.get(k)!
+            set.delete(indexed)
+            if (set.size === 0) byContainer.delete(k)
+          }
+        }
+      }
+      const sets = kinds ? kinds.map((k) => byKind[k]) : [any]
+      for (const s of sets) s.add(subscriber)
+      ranked.set(subscriber, indexed)
+      targets = {}
       return () => {
         if (done) return
         done = true
         count--
         for (const s of sets) s.delete(subscriber)
+        ranked.delete(subscriber)
         targets = {}
       }
     },

@@ -29,6 +29,21 @@ const encodeOnce = (text: string): Buffer => {
  */
 const CLIENT_GONE = Object.freeze({ name: 'AbortError', message: 'the client went away' })
 
+/**
+ * A controller aborted when `socket` closes. Made out here so that the listener, which lives as long as the
+ * connection, keeps only the controller alive, not the upgrade request and its early bytes.
+ */
+function abortOnClose(socket: Duplex): AbortController {
+  const controller = new AbortController()
+  socket.once('close', () => controller.abort(CLIENT_GONE))
+  return controller
+}
+
+/** A socket's error listener that closes over nothing (a closure made in onUpgrade would keep its request alive). */
+function destroyOnError(this: Duplex) {
+  this.destroy()
+}
+
 export interface ServeOptions {
   host?: string
   port?: number
@@ -224,11 +239,10 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   }
 
   const onUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy())
+    socket.on('error', destroyOnError)
     const problem = missingHost(req) ?? handshakeProblem(req)
     if (problem) return writeRaw(socket, problem)
-    const controller = new AbortController()
-    socket.once('close', () => controller.abort(CLIENT_GONE))
+    const controller = abortOnClose(socket)
     // While the protocol decides (an injected stall or latency can take long), read the socket: a paused socket never
     // sees the client leave. A client sends nothing before the 101; whatever comes early is kept for ws.
     const early: Buffer[] = [head]

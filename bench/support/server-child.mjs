@@ -26,7 +26,7 @@ async function pace() {
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 
 /** Emits `count` events; with `perSec`, at that rate (a 1 ms tick emits what is due). */
-async function emit(count, perSec, one) {
+async function emit(count, perSec, one, paceEvery = 1) {
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
   for (let i = 0; i < count; ) {
@@ -40,7 +40,7 @@ async function emit(count, perSec, one) {
       await pace()
     } else {
       one(i++)
-      await pace()
+      if (i % paceEvery === 0) await pace()
       if (i % 64 === 0) await turn()
     }
   }
@@ -89,7 +89,8 @@ if (MODE === 'raw') {
     /** Events on container `name`, toggled; answers the wall ms of the emitting loop. */
     scale: ({ events, index }) => {
       const c = many[index]
-      return emit(events, 0, () => (c.state === 'running' ? c.stop() : c.start()))
+      // The pacing scan walks every socket: every 32 events, so that it does not weigh on the 1,000-socket side.
+      return emit(events, 0, () => (c.state === 'running' ? c.stop() : c.start()), 32)
     },
   }
 }

@@ -73,7 +73,9 @@ if (MODE === 'raw') {
   }
 } else {
   const { createDockside } = await import('../../dist/index.js')
-  const dock = createDockside({ seed: 1, clock: 'real' })
+  // The real clock starts at Date.now() by default, whole milliseconds: start it at the same sub-millisecond wall
+  // clock the client reads, or every latency carries up to 1 ms of truncation.
+  const dock = createDockside({ seed: 1, clock: { mode: 'real', start: wallMs() } })
   const server = await dock.listen({ port: 0 })
   const web = dock.containers.create({ name: 'web', image: 'nginx', labels: { app: 'web' } })
   const toggle = () => (web.state === 'running' ? web.stop() : web.start())

@@ -28,6 +28,8 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
   const ending = find(decisions, 'close') ?? find(decisions, 'drop')
   const latency = find(decisions, 'latency')
   const format = svc.options.timeFormat
+  // The open socket's closures keep what they name alive for the connection's life: the signal, not the whole request.
+  const signal = req.signal
 
   return {
     kind: 'accept',
@@ -112,7 +114,7 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
         },
       }
       function start() {
-        svc.deliveries.opened(key, id, 'ws', q.since, req.signal)
+        svc.deliveries.opened(key, id, 'ws', q.since, signal)
         svc.journal.record('ws.open', { socket: id, client: key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
         timers.add(svc.clock.schedule(svc.options.maxConnectionAgeMs, () => live.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`)))
         const gone = sinceGone(svc, q)

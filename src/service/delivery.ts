@@ -123,8 +123,8 @@ interface Away {
   backSeq?: number
 }
 
-/** A connection as tracked: with the clock times and the log positions (last seq) of its open and close. */
-type Connection = DeliveryConnection & {
+/** A connection as tracked: with the clock times and the log positions (last seq) of its open and close (ISO times are written when a report is read). */
+type Connection = Omit<DeliveryConnection, 'openedAt' | 'closedAt'> & {
   openMs: number
   closeMs?: number
   openSeq: number
@@ -158,7 +158,8 @@ interface Tracked {
   /** Open connections by socket id. */
   open: Map<number, Connection>
   refusals: Recent<DeliveryReport['refusals'][number]>
-  timeline: Recent<TimelineEntry>
+  /** Timeline lines with their clock time in ms (`at` is written when a report is read). */
+  timeline: Recent<Omit<TimelineEntry, 'at'> & { atMs: number }>
   connected: number
   /**
    * Attempts not yet opened, refused or abandoned, by their request's signal: they hold the key, so concurrent
@@ -218,7 +219,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
   const ref = (e: ServiceEvent): EventRef => ({ seq: e.seq, action: e.action, container: e.name, timeNano: e.timeNano.toString(), time: iso(e.timeMs) })
   const note = (t: Tracked, kind: TimelineEntry['kind'], detail: string) => {
     const now = deps.now()
-    t.timeline.push({ at: iso(now), elapsedMs: now - deps.startedAt, kind, detail })
+    t.timeline.push({ atMs: now, elapsedMs: now - deps.startedAt, kind, detail })
   }
   const get = (key: string) => {
     const t = tracked.get(key)
@@ -233,10 +234,35 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     return t
   }
   const busy = (t: Tracked) => t.connected > 0 || t.pending.size > 0
+  /**
+   * Clients that were idle when last touched, in that order (some may have become busy since: those are skipped and
+   * dropped when met), so forgetting the one idle the longest never walks past every open client.
+   */
+  const idle = new Set<string>()
+  /**
+   * Per anonymous base key, the lowest `#n` that may be free: every `base #k` below it is busy. Raised by identify,
+   * lowered when one of those clients becomes idle, so that opening the n-th identical anonymous connection does not
+   * walk past the n - 1 open ones.
+   */
+  const hints = new Map<string, number>()
+  const lowerHint = (key: string) => {
+    const m = / #(\d+)$/.exec(key)
+    const base = m ? key.slice(0, m.index) : key
+    const h = hints.get(base)
+    if (h === undefined) return
+    const n = m ? Number(m[1]) : 1
+    if (n <= 1) hints.delete(base)
+    else if (n < h) hints.set(base, n)
+  }
   /** Moves the client to the end of the activity order (O(1)). */
   const touch = (t: Tracked) => {
     tracked.delete(t.key)
     tracked.set(t.key, t)
+    idle.delete(t.key)
+    if (!busy(t)) {
+      idle.add(t.key)
+      lowerHint(t.key)
+    }
   }
   /** The client is owed events from now on (its first open, refusal or abandoned attempt). */
   const start = (t: Tracked, now: number, since?: bigint) => {
@@ -273,10 +299,17 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     t.pending.delete(s)
   }
   const forgetIdle = (keep: string) => {
-    for (const [key, t] of tracked) {
+    for (const key of idle) {
       if (tracked.size <= limits.clients) return
-      if (key === keep || busy(t)) continue
+      const t = tracked.get(key)
+      if (!t || busy(t)) {
+        idle.delete(key)
+        continue
+      }
+      if (key === keep) continue
       tracked.delete(key)
+      idle.delete(key)
+      lowerHint(key)
       forgotten.add(key)
       if (forgotten.size > limits.clients) forgotten.delete(forgotten.values().next().value!)
       forgottenClients++
@@ -380,10 +413,13 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       // Without an id, a client is its address and filters; connections open (or opening) at the same time are
       // different clients (#2, #3, ...), and a reconnect resumes the first such client with no connection.
       const base = `${address ?? 'local'} ${canonical(filters)}`
-      for (let n = 1; ; n++) {
+      for (let n = hints.get(base) ?? 1; ; n++) {
         const key = n === 1 ? base : `${base} #${n}`
         const t = tracked.get(key)
-        if (!t || !busy(t)) return key
+        if (!t || !busy(t)) {
+          if (n > 1) hints.set(base, n)
+          return key
+        }
       }
     },
     known: (key) => tracked.has(key),
@@ -409,6 +445,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
           pending: new Map(),
         }
         tracked.set(key, t)
+        idle.add(key)
         forgotten.delete(key)
         forgetIdle(key)
       } else touch(t)
@@ -443,7 +480,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       // Owed: what happens from now on, plus what `since` asks to replay.
       start(t, now, since)
       comeBack(t, now)
-      const c: Connection = { socket, via, openedAt: iso(now), openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sinceNano: since, sent: 0, away: t.away }
+      const c: Connection = { socket, via, openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sinceNano: since, sent: 0, away: t.away }
       t.away = undefined
       t.connections.push(c)
       t.open.set(socket, c)
@@ -465,7 +502,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       // A client that is gone sends nothing more that would trim its history: trim it now.
       if (t.open.size === 0) maintain(t)
       const now = deps.now()
-      Object.assign(c, { closedAt: iso(now), closeMs: now, closeSeq: deps.log.lastSeq, closedBy: by, code, reason })
+      Object.assign(c, { closeMs: now, closeSeq: deps.log.lastSeq, closedBy: by, code, reason })
       t.connected--
       t.lastEndMs = now
       // Only a close the client asked for with a close frame ends what it is owed; 1006 from the client did not say
@@ -486,7 +523,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     report(client) {
       const t = get(client)
       const { now, retained, times, connections, missed, expected, delivered, duplicates, spans } = tally(t)
-      const timeline = t.timeline.toArray()
+      const timeline = t.timeline.toArray().map(({ atMs, ...line }): TimelineEntry => ({ at: iso(atMs), ...line }))
       const backoffMs: number[] = []
       let ends: number[] = []
       for (const entry of timeline) {
@@ -505,7 +542,14 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
         delivered,
         missed: missed.map(ref),
         duplicates: duplicates.map((i) => ({ ...ref(retained[i]), times: times[i] })),
-        connections: connections.map(({ openMs: _o, closeMs: _c, openSeq: _os, closeSeq: _cs, sinceNano: _sn, away: _a, ...c }) => ({ ...c })),
+        connections: connections.map(({ socket, via, openMs, since, sent, closeMs, closedBy, code, reason }): DeliveryConnection => ({
+          socket,
+          via,
+          openedAt: iso(openMs),
+          since,
+          sent,
+          ...(closeMs === undefined ? {} : { closedAt: iso(closeMs), closedBy, code, reason }),
+        })),
         refusals: t.refusals.toArray(),
         backoffMs,
         gaps,

@@ -41,7 +41,29 @@ function sampleFloat(n: number): string {
   return n.toExponential().replace(/e([+-])(\d)$/, 'e$10$2')
 }
 
-function makeEvent(seq: number, input: EventInput, timeMs: number, timeNano: bigint): ServiceEvent {
+/**
+ * The part of a frame that depends only on the container and the action (everything before `time`), cached per
+ * labels object: a container keeps its labels object for life, so its events reuse one string instead of copying,
+ * sorting and serialising the attributes per event. Bounded per labels object (a shared one is cleared when full).
+ */
+const heads = new WeakMap<object, Map<string, string>>()
+const HEADS_PER_LABELS = 64
+
+function headOf(input: EventInput): string {
+  let byKey = heads.get(input.labels)
+  if (!byKey) heads.set(input.labels, (byKey = new Map()))
+  const key = `${input.action}\u0000${input.id}\u0000${input.name}\u0000${input.image}\u0000${input.instanceType}\u0000${input.exitCode}`
+  let head = byKey.get(key)
+  if (head === undefined) {
+    if (byKey.size >= HEADS_PER_LABELS) byKey.clear()
+    head = `{"status":${JSON.stringify(input.action)},"id":${JSON.stringify(input.id)},"from":${JSON.stringify(input.image)},"Type":"container","Action":${JSON.stringify(input.action)},"Actor":{"ID":${JSON.stringify(input.id)},"Attributes":${JSON.stringify(attributesOf(input))}}`
+    byKey.set(key, head)
+  }
+  return head
+}
+
+/** Actor attributes, keys sorted as Go writes a map. */
+function attributesOf(input: EventInput): Record<string, string> {
   const attrs: Record<string, string> = { ...input.labels }
   attrs.exitCode = String(input.exitCode)
   attrs.image = input.image
@@ -49,32 +71,61 @@ function makeEvent(seq: number, input: EventInput, timeMs: number, timeNano: big
   attrs.sh_hyper_instancetype = input.instanceType
   const attributes: Record<string, string> = {}
   for (const k of Object.keys(attrs).sort()) attributes[k] = attrs[k]
-  const frames: Partial<Record<TimeFormat, string>> = {}
-  const lines: Partial<Record<TimeFormat, string>> = {}
-  const body = (format: TimeFormat) => {
-    const sec = Number(timeNano / 1_000_000_000n)
-    const time = format === 'float' ? sampleFloat(sec) : String(sec)
-    const nano = format === 'float' ? sampleFloat(Number(timeNano)) : timeNano.toString()
-    const head = `{"status":${JSON.stringify(input.action)},"id":${JSON.stringify(input.id)},"from":${JSON.stringify(input.image)},"Type":"container","Action":${JSON.stringify(input.action)},"Actor":{"ID":${JSON.stringify(input.id)},"Attributes":${JSON.stringify(attributes)}}`
-    return { head, tail: `"time":${time},"timeNano":${nano}}` }
+  return attributes
+}
+
+/**
+ * An event: the clock time is kept as whole milliseconds plus nanoseconds within them, so that making and framing
+ * an event needs no BigInt arithmetic; `timeNano` and `attributes` are built on first read.
+ */
+class Event implements ServiceEvent {
+  #timeNano: bigint | undefined
+  #attributes: Readonly<Record<string, string>> | undefined
+  #frame: string | undefined
+  #line: string | undefined
+  #floatFrame: string | undefined
+  #floatLine: string | undefined
+  readonly id: string
+  readonly name: string
+  readonly image: string
+  readonly labels: Readonly<Record<string, string>>
+  readonly action: EventKind
+  constructor(
+    readonly seq: number,
+    private readonly input: EventInput,
+    readonly timeMs: number,
+    /** Whole epoch milliseconds of `timeNano`, and the nanoseconds within that millisecond (0 to 999,999). */
+    private readonly wholeMs: number,
+    private readonly subNs: number,
+  ) {
+    this.id = input.id
+    this.name = input.name
+    this.image = input.image
+    this.labels = input.labels
+    this.action = input.action
   }
-  return {
-    seq,
-    action: input.action,
-    id: input.id,
-    name: input.name,
-    image: input.image,
-    labels: input.labels,
-    timeMs,
-    timeNano,
-    attributes,
-    // Called once per delivery: a cached string per format, no key built per call.
-    frame(format) {
-      return (frames[format] ??= (({ head, tail }) => `${head},${tail}`)(body(format)))
-    },
-    dockerLine(format) {
-      return (lines[format] ??= (({ head, tail }) => `${head},"scope":"local",${tail}\n`)(body(format)))
-    },
+  get timeNano(): bigint {
+    return (this.#timeNano ??= BigInt(this.wholeMs) * 1_000_000n + BigInt(this.subNs))
+  }
+  get attributes() {
+    return (this.#attributes ??= attributesOf(this.input))
+  }
+  /** `"time":...,"timeNano":...}`, the tail of a frame or line. */
+  #tail(format: TimeFormat): string {
+    // Positive times print without BigInt: the whole milliseconds, then the nanoseconds as 6 digits.
+    const positive = this.wholeMs > 0
+    const sec = positive ? Math.floor(this.wholeMs / 1000) : Number(this.timeNano / 1_000_000_000n)
+    if (format === 'float') return `"time":${sampleFloat(sec)},"timeNano":${sampleFloat(Number(this.timeNano))}}`
+    return `"time":${sec},"timeNano":${positive ? `${this.wholeMs}${String(this.subNs).padStart(6, '0')}` : this.timeNano.toString()}}`
+  }
+  // Called once per delivery: a cached string per format.
+  frame(format: TimeFormat): string {
+    if (format === 'float') return (this.#floatFrame ??= `${headOf(this.input)},${this.#tail(format)}`)
+    return (this.#frame ??= `${headOf(this.input)},${this.#tail(format)}`)
+  }
+  dockerLine(format: TimeFormat): string {
+    if (format === 'float') return (this.#floatLine ??= `${headOf(this.input)},"scope":"local",${this.#tail(format)}\n`)
+    return (this.#line ??= `${headOf(this.input)},"scope":"local",${this.#tail(format)}\n`)
   }
 }
 
@@ -127,7 +178,6 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
   if (!(Number.isInteger(retain) && retain >= 0)) throw new RangeError(`Invalid retainEvents ${retain}: expected an integer >= 0.`)
   let events: ServiceEvent[] = []
   let seq = 0
-  let lastNano = 0n
   let evictedThroughNano = 0n
   /** Drops events beyond the count (amortised: at 1.5x) or older than the time retention. */
   const evict = (force: boolean) => {
@@ -144,7 +194,38 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
   }
   const any = new Set<Subscriber>()
   const byKind: Record<EventKind, Set<Subscriber>> = { start: new Set(), stop: new Set() }
+  /** Who an event of each kind goes to, in order: rebuilt after a subscribe or unsubscribe, not per event. */
+  let targets: Partial<Record<EventKind, Subscriber[]>> = {}
+  /**
+   * Subscribers with a `container` filter, indexed by each value (its leading `/` stripped): an event looks up the
+   * prefixes of its name and id (up to the longest value), so it touches the subscribers whose container value can
+   * match it, not every one. With 1,000 subscribers on distinct containers an event costs a few lookups, not 1,000
+   * filter checks. Candidates are delivered in the order a plain scan would have used (rank, then subscription).
+   */
+  const byContainer = new Map<string, Set<Indexed>>()
+  let longest = 0
+  /** The rank and order of the subscribers in the kind sets, to merge them with indexed ones. */
+  const ranked = new Map<Subscriber, Indexed>()
+  let subscriptions = 0
+  interface Indexed {
+    subscriber: Subscriber
+    /** 0: in the any-kind set, 1: in a per-kind set (as the scan's `[...any, ...byKind]` order). */
+    rank: number
+    order: number
+  }
+  const candidates = (event: ServiceEvent): Indexed[] => {
+    const found = new Set<Indexed>()
+    for (const text of [event.name, event.id]) {
+      for (let l = 0; l <= Math.min(longest, text.length); l++) {
+        const set = byContainer.get(text.slice(0, l))
+        if (set) for (const x of set) found.add(x)
+      }
+    }
+    return [...found].sort((a, b) => a.rank - b.rank || a.order - b.order)
+  }
   let count = 0
+  let lastWholeMs = -Infinity
+  let lastSubNs = 0
 
   return {
     get events() {
@@ -179,27 +260,75 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       const now = clock.now()
       // Nanosecond times are unique and increasing, as a real daemon's are: two events in the same
       // millisecond differ by 1 ns, so resuming with `since` = last timeNano + 1 ns is exact.
-      let timeNano = msToNano(now)
-      if (timeNano <= lastNano) timeNano = lastNano + 1n
-      lastNano = timeNano
-      const event = makeEvent(++seq, input, now, timeNano)
+      // (As msToNano(now), kept as whole ms and the ns within them.)
+      let wholeMs = Math.floor(now)
+      let subNs = Math.round((now - wholeMs) * 1e6)
+      if (wholeMs < lastWholeMs || (wholeMs === lastWholeMs && subNs <= lastSubNs)) {
+        wholeMs = lastWholeMs
+        subNs = lastSubNs + 1
+      }
+      if (subNs >= 1_000_000) {
+        wholeMs += 1
+        subNs -= 1_000_000
+      }
+      lastWholeMs = wholeMs
+      lastSubNs = subNs
+      const event = new Event(++seq, input, now, wholeMs, subNs)
       events.push(event)
       evict(false)
-      // Snapshot so that subscribers closing during delivery do not disturb iteration.
-      for (const s of [...any, ...byKind[event.action]]) if (s.filter.matches(event)) s.deliver(event)
+      // A snapshot (replaced, never changed, when subscribers come and go), so that subscribers closing during
+      // delivery do not disturb iteration.
+      const to = (targets[input.action] ??= [...any, ...byKind[input.action]])
+      if (byContainer.size === 0) {
+        for (let i = 0; i < to.length; i++) if (to[i].filter.matches(event)) to[i].deliver(event)
+        return event
+      }
+      const found = candidates(event)
+      if (to.length === 0) {
+        for (const { subscriber: s } of found) if (s.filter.matches(event)) s.deliver(event)
+        return event
+      }
+      // Both kinds: merge in scan order.
+      const all = [...to.map((subscriber) => ranked.get(subscriber)!), ...found].sort((a, b) => a.rank - b.rank || a.order - b.order)
+      for (const { subscriber: s } of all) if (s.filter.matches(event)) s.deliver(event)
       return event
     },
     subscribe(subscriber) {
       const kinds = subscriber.filter.kinds
-      const sets = kinds ? kinds.map((k) => byKind[k]) : [any]
-      for (const s of sets) s.add(subscriber)
+      const indexed: Indexed = { subscriber, rank: kinds ? 1 : 0, order: subscriptions++ }
+      const values = subscriber.filter.filters.container
       count++
       let done = false
+      if (values?.length && kinds?.length !== 0) {
+        const keys = [...new Set(values.map((v) => v.replace(/^\//, '')))]
+        for (const k of keys) {
+          let set = byContainer.get(k)
+          if (!set) byContainer.set(k, (set = new Set()))
+          set.add(indexed)
+          longest = Math.max(longest, k.length)
+        }
+        return () => {
+          if (done) return
+          done = true
+          count--
+          for (const k of keys) {
+            const set = byContainer.get(k)!
+            set.delete(indexed)
+            if (set.size === 0) byContainer.delete(k)
+          }
+        }
+      }
+      const sets = kinds ? kinds.map((k) => byKind[k]) : [any]
+      for (const s of sets) s.add(subscriber)
+      ranked.set(subscriber, indexed)
+      targets = {}
       return () => {
         if (done) return
         done = true
         count--
         for (const s of sets) s.delete(subscriber)
+        ranked.delete(subscriber)
+        targets = {}
       }
     },
     between(sinceMs, untilMs) {

@@ -145,7 +145,9 @@ export function compileFilters(filters: Filters): CompiledFilter {
   // A name present with no selected value (e.g. {"event":{"start":false}}) selects nothing, as in Docker;
   // parseFilters drops names given as an empty `{}` or `[]` (no filter).
   if (container) {
-    tests.push((s) => container.some((c) => s.id.startsWith(c) || s.name.startsWith(c) || s.name === c.replace(/^\//, '')))
+    // The leading-slash form ("/web") is stripped once here, not per event.
+    const bare = container.map((c) => c.replace(/^\//, ''))
+    tests.push((s) => container.some((c, i) => s.id.startsWith(c) || s.name.startsWith(c) || s.name === bare[i]))
   }
   if (event) tests.push((s) => event.includes(s.action))
   if (image) {

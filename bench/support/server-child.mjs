@@ -1,0 +1,116 @@
+// The server side of the benchmarks, in its own process (forked with IPC, run with --expose-gc):
+//   node bench/support/server-child.mjs raw       the `ws` README's broadcast server
+//   node bench/support/server-child.mjs dockside  `createDockside({ clock: 'real' }).listen()`
+// Both get the same pacing: after each event, wait for `drain` on any TCP socket with more than 64 KiB queued
+// (sockets are collected from node's `net.server.socket` diagnostics channel, so dockside is paced on the very
+// sockets ws writes to, without reaching into it). Commands arrive over IPC; each is answered with one message.
+import diagnostics from 'node:diagnostics_channel'
+import { once } from 'node:events'
+
+const MODE = process.argv[2]
+const HIGH_WATER = 64 * 1024
+const sockets = new Set()
+diagnostics.channel('net.server.socket').subscribe(({ socket }) => {
+  sockets.add(socket)
+  socket.once('close', () => sockets.delete(socket))
+})
+const wallMs = () => performance.timeOrigin + performance.now()
+const msToNano = (ms) => {
+  const whole = Math.floor(ms)
+  return BigInt(whole) * 1_000_000n + BigInt(Math.round((ms - whole) * 1e6))
+}
+
+async function pace() {
+  for (const s of sockets) if (s.writableLength > HIGH_WATER) await once(s, 'drain')
+}
+const turn = () => new Promise((resolve) => setImmediate(resolve))
+
+/** Emits `count` events; with `perSec`, at that rate (a 1 ms tick emits what is due). */
+async function emit(count, perSec, one, paceEvery = 1) {
+  const t0 = performance.now()
+  const cpu0 = process.cpuUsage()
+  for (let i = 0; i < count; ) {
+    if (perSec) {
+      const due = Math.min(count, Math.floor(((performance.now() - t0) / 1000) * perSec) + 1)
+      if (due <= i) {
+        await new Promise((resolve) => setTimeout(resolve, 1))
+        continue
+      }
+      while (i < due) one(i++)
+      await pace()
+    } else {
+      one(i++)
+      if (i % paceEvery === 0) await pace()
+      if (i % 64 === 0) await turn()
+    }
+  }
+  const cpu = process.cpuUsage(cpu0)
+  return { ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 }
+}
+
+const ATTRS = { app: 'web', exitCode: '0', image: 'nginx', name: 'web', sh_hyper_instancetype: 's4' }
+const ID = 'a'.repeat(64)
+const sample = (action, ms) =>
+  JSON.stringify({ status: action, id: ID, from: 'nginx', Type: 'container', Action: action, Actor: { ID, Attributes: ATTRS } }).slice(0, -1) +
+  `,"time":${Math.floor(ms / 1000)},"timeNano":${msToNano(ms)}}`
+
+let handlers
+if (MODE === 'raw') {
+  const { WebSocketServer } = await import('ws')
+  const http = await import('node:http')
+  const server = http.createServer((req, res) => res.end('OK'))
+  const wss = new WebSocketServer({ server, perMessageDeflate: false })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  // The README's broadcast: one pre-serialised buffer to every open client.
+  const broadcast = (data) => {
+    for (const client of wss.clients) if (client.readyState === 1) client.send(data, { binary: false })
+  }
+  const fixed = Buffer.from(sample('start', wallMs()))
+  handlers = {
+    port: server.address().port,
+    fanout: ({ events }) => emit(events, 0, () => broadcast(fixed)),
+    rate: ({ events, perSec }) => emit(events, perSec, (i) => broadcast(Buffer.from(sample(i % 2 ? 'stop' : 'start', wallMs())))),
+  }
+} else {
+  const { createDockside } = await import('../../dist/index.js')
+  // The real clock starts at Date.now() by default, whole milliseconds: start it at the same sub-millisecond wall
+  // clock the client reads, or every latency carries up to 1 ms of truncation.
+  const dock = createDockside({ seed: 1, clock: { mode: 'real', start: wallMs() } })
+  const server = await dock.listen({ port: 0 })
+  const web = dock.containers.create({ name: 'web', image: 'nginx', labels: { app: 'web' } })
+  const toggle = () => (web.state === 'running' ? web.stop() : web.start())
+  const many = []
+  handlers = {
+    port: server.port,
+    fanout: ({ events }) => emit(events, 0, toggle),
+    rate: ({ events, perSec }) => emit(events, perSec, toggle),
+    containers: ({ count }) => {
+      for (let i = many.length; i < count; i++) many.push(dock.containers.create({ name: `c${i}`, image: 'nginx', labels: { app: 'scale' } }))
+      return many.length
+    },
+    /** Events on container `name`, toggled; answers the wall ms of the emitting loop. */
+    scale: ({ events, index }) => {
+      const c = many[index]
+      // The pacing scan walks every socket: every 32 events, so that it does not weigh on the 1,000-socket side.
+      return emit(events, 0, () => (c.state === 'running' ? c.stop() : c.start()), 32)
+    },
+  }
+}
+
+handlers.mem = () => {
+  globalThis.gc()
+  globalThis.gc()
+  const m = process.memoryUsage()
+  return { heap: m.heapUsed, rss: m.rss }
+}
+handlers.sockets = () => sockets.size
+handlers.exit = () => process.exit(0)
+
+process.on('message', async ({ id, cmd, ...args }) => {
+  try {
+    process.send({ id, result: await handlers[cmd](args) })
+  } catch (error) {
+    process.send({ id, error: String(error?.stack ?? error) })
+  }
+})
+process.send({ ready: handlers.port })

@@ -104,6 +104,24 @@ describe('validation: every boundary, with the message the library, scenarios an
     }
   }
 
+  it('in a batch, each refusal is named by its index under the subject "fault rule"', async () => {
+    await using fake = createDockside()
+    const ok = { on: 'events', drop: true } as const
+    const at1 = (rule: unknown) => {
+      try {
+        fake.faults.addAll([ok, rule as FaultRule])
+        return 'ok'
+      } catch (error) {
+        return (error as Error).message
+      }
+    }
+    expect(at1({ on: 'push', close: { code: 4000 } })).toBe(`fault rule[1].close: does not apply to "push"; actions on "push": ${ON_PUSH}`)
+    expect(at1({ on: 'push', latency: { perEvent: '1s' } })).toBe('fault rule[1].latency.perEvent: applies to "events" only; use "dribble" to slow push lines')
+    expect(at1({ on: 'events', refuse: 1, times: 2 })).toBe('fault rule[1].times: "refuse" already says how many times the rule fires; drop "times"')
+    expect(at1({ on: 'events', close: { code: 1005 } })).toBe('fault rule[1].close.code: must be a close code a server may send: 1000-1003, 1007-1014 or 3000-4999 (got 1005)')
+    expect(fake.faults.list()).toEqual([])
+  })
+
   it('validateRule alone (the core, no schema check) refuses what only it knows, with the same paths', () => {
     const problem = (rule: unknown) => {
       try {
@@ -196,6 +214,8 @@ describe('every match field', () => {
     ['image without its tag', { image: 'localhost:5000/app' }, { image: 'localhost:5000/app:1' }, true],
     ['image: the port is not a tag', { image: 'localhost' }, { image: 'localhost:5000/app' }, false],
     ['image other', { image: 'localhost:5000/app' }, { image: 'localhost:5000/other:1' }, false],
+    ['image without a longer tag', { image: 'app' }, { image: 'app:1.0.2' }, true],
+    ['image: only the tag is stripped', { image: 'app:1' }, { image: 'app:1.0' }, false],
     ['image, none known', { image: 'app' }, {}, false],
     ['client', { client: 'a' }, { client: 'a' }, true],
     ['client other', { client: 'a' }, { client: 'b' }, false],

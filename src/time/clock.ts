@@ -79,6 +79,8 @@ interface Chain {
 /** The clock every delay in dockside goes through. */
 export interface Clock {
   readonly mode: ClockMode
+  /** The host timers the clock runs on (undefined for the virtual clock without any). */
+  readonly host: HostTimers | undefined
   /** Current time in epoch milliseconds (may be fractional). */
   now(): number
   /** Milliseconds since the clock started. */
@@ -557,6 +559,9 @@ export function createClock(options: ClockOptions = {}): Clock {
     },
     get speed() {
       return speed
+    },
+    get host() {
+      return host
     },
     get paused() {
       return paused

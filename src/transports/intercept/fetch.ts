@@ -156,7 +156,9 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
   handler.onConnect?.((reason) => fail(reason ?? Object.assign(new Error('Request aborted'), { name: 'AbortError' })))
   if (finished) return
   const proto = toProtoRequest(region, options, controller.signal)
-  const answer = region.routes.http(proto.method, proto.url)
+  // A route the fake serves, or one an override covers (a stub for a Docker route the fake lacks).
+  const served = region.routes.http(proto.method, proto.url) || region.protocol.overrides.covers(proto.method, proto.url, proto.headers)
+  const answer = served
     ? region.protocol.handle(proto)
     : region.unhandled(proto.method, `${region.origin}${proto.url}`, () => region.protocol.handle(proto))
   answer.then(
@@ -280,7 +282,7 @@ export function hookFetch(): () => void {
       isMockActive: false,
       dispatch(options, handler) {
         const region = installed === dispatcher ? regionFor(options.origin) : undefined
-        if (region && !(region.onUnhandled === 'bypass' && !region.routes.http(options.method, options.path))) {
+        if (region && !(region.onUnhandled === 'bypass' && !region.routes.http(options.method, options.path) && !region.protocol.overrides.covers(options.method, options.path, {}))) {
           serve(region, options, handler)
           return true
         }

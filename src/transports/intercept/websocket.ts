@@ -5,6 +5,7 @@ import { errorResponse, jsonError } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE } from '../../protocol/limits'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
 import type { ProtoRequest, SocketSession, UpgradeResult } from '../../protocol/types'
+import { globalTimers } from '../../runtime/global-timers'
 import { hostTimers } from '../../runtime/host-timers'
 import { servedAt, wsOrigins, type HookedRegion } from './registry'
 
@@ -28,25 +29,40 @@ export const setPassThrough = (ws: typeof WebSocket | undefined) => void (passTh
 // ---------------------------------------------------------------------------------------------------------------
 
 type Job = (() => void) | string
-let targets: (InProcessWebSocket | undefined)[] = []
-let jobs: Job[] = []
-let scheduled = false
 
-function enqueue(target: InProcessWebSocket | undefined, job: Job) {
-  targets.push(target)
-  jobs.push(job)
-  if (!scheduled) {
-    scheduled = true
-    hostTimers.immediate(flush)
+/** One task queue: frames and state changes of its sockets, dispatched in order, one host task per turn. */
+interface TaskQueue {
+  targets: (InProcessWebSocket | undefined)[]
+  jobs: Job[]
+  scheduled: boolean
+  readonly schedule: (fn: () => void) => unknown
+}
+
+const taskQueue = (schedule: (fn: () => void) => unknown): TaskQueue => ({ targets: [], jobs: [], scheduled: false, schedule })
+/** The default: the host's real setImmediate, captured at import. */
+const REAL_TASKS = taskQueue((fn) => hostTimers.immediate(fn))
+/**
+ * For a fake that follows the global timers (`followGlobalTimers()`): its user asked one clock to drive both the client
+ * and the fake, so its sockets' tasks run on the global (possibly faked) setImmediate too, and `vi.advanceTimersByTime`
+ * delivers them in step with the client's own timers.
+ */
+const FOLLOWED_TASKS = taskQueue((fn) => globalTimers.immediate(fn))
+
+function enqueue(queue: TaskQueue, target: InProcessWebSocket | undefined, job: Job) {
+  queue.targets.push(target)
+  queue.jobs.push(job)
+  if (!queue.scheduled) {
+    queue.scheduled = true
+    queue.schedule(() => flush(queue))
   }
 }
 
-function flush() {
-  scheduled = false
-  const t = targets
-  const j = jobs
-  targets = []
-  jobs = []
+function flush(queue: TaskQueue) {
+  queue.scheduled = false
+  const t = queue.targets
+  const j = queue.jobs
+  queue.targets = []
+  queue.jobs = []
   for (let i = 0; i < j.length; i++) {
     const job = j[i]
     try {
@@ -54,7 +70,7 @@ function flush() {
       else job()
     } catch (error) {
       // Listener errors never get here (EventTarget reports them itself); anything else must not stop the others.
-      for (let k = i + 1; k < j.length; k++) enqueue(t[k], j[k])
+      for (let k = i + 1; k < j.length; k++) enqueue(queue, t[k], j[k])
       throw error
     }
   }
@@ -316,6 +332,8 @@ export class InProcessWebSocket extends EventTarget {
   #abort: AbortController | undefined
   /** The client's close frame (or the server's) has gone out: nothing more is sent or delivered. */
   #closeSent = false
+  /** Where this socket's tasks run (see {@link FOLLOWED_TASKS}). */
+  #tasks: TaskQueue = REAL_TASKS
 
   static {
     receive = (ws, text) => {
@@ -345,6 +363,7 @@ export class InProcessWebSocket extends EventTarget {
     }
     this.#url = record
     this.#origin = record.origin
+    if (region.fake.clock.host === globalTimers) this.#tasks = FOLLOWED_TASKS
     const headers: Record<string, string> = {
       ...init.headers,
       host: record.host,
@@ -377,11 +396,11 @@ export class InProcessWebSocket extends EventTarget {
     if (result.kind !== 'accept') {
       const { status, headers, body } = result.response
       this.#handshake = { status, headers: { ...headers }, body }
-      return enqueue(this, () => this.#fail())
+      return enqueue(this.#tasks, this, () => this.#fail())
     }
     const open = result.open
     const protocol = chooseSubprotocol(offered)
-    enqueue(this, () => {
+    enqueue(this.#tasks, this, () => {
       if (this.#state !== CONNECTING) return
       this.#handshake = { status: 101, headers: { upgrade: 'websocket', connection: 'Upgrade', ...(protocol ? { 'sec-websocket-protocol': protocol } : {}) }, body: undefined }
       this.#state = OPEN
@@ -390,7 +409,7 @@ export class InProcessWebSocket extends EventTarget {
       // emitted inside the client's `onopen` reaches it. Whatever it sends meanwhile comes in later tasks.
       this.#session = open({
         send: (text) => {
-          if (!this.#closeSent) enqueue(this, text)
+          if (!this.#closeSent) enqueue(this.#tasks, this, text)
         },
         close: (code, reason) => this.#serverClose(code, reason),
         drop: () => this.#serverClose(1006, ''),
@@ -405,7 +424,7 @@ export class InProcessWebSocket extends EventTarget {
     this.#session = undefined
     // The server's own end: the protocol has already recorded it (no clientClosed back); a close frame of the
     // client's, if any, crossed it.
-    enqueue(this, () => this.#finish(code, reason, code !== 1006, code === 1006))
+    enqueue(this.#tasks, this, () => this.#finish(code, reason, code !== 1006, code === 1006))
   }
 
   /** The connection failed before opening: `error`, then `close` 1006 (wasClean false). */
@@ -437,7 +456,7 @@ export class InProcessWebSocket extends EventTarget {
       // Fail the connection; its error and close come in a later task (the spec; Node fires them inside close()).
       this.#state = CLOSING
       this.#abort?.abort(SOCKET_ENDED)
-      return enqueue(this, () => this.#fail())
+      return enqueue(this.#tasks, this, () => this.#fail())
     }
     this.#state = CLOSING
     if (this.#closeSent) return
@@ -446,7 +465,7 @@ export class InProcessWebSocket extends EventTarget {
     const sentCode = c ?? (r.length ? 1000 : 1005)
     const session = this.#session
     this.#session = undefined
-    enqueue(this, () => {
+    enqueue(this.#tasks, this, () => {
       session?.clientClosed(sentCode, r)
       // The server echoes the client's close frame: the close event carries the client's own code and reason.
       this.#finish(sentCode, r, true, false)
@@ -462,7 +481,7 @@ export class InProcessWebSocket extends EventTarget {
     const n = byteLength(value)
     this.#bufferedAmount += n
     const session = this.#session
-    enqueue(this, () => {
+    enqueue(this.#tasks, this, () => {
       this.#bufferedAmount -= n
       // The events endpoint ignores client messages, as the real service does, and closes with 1009 on one over its limit.
       if (n > EVENTS_MAX_MESSAGE && session && this.#session === session) session.tooBig()

@@ -44,8 +44,10 @@ const node: Options = {
   // ESM for `import`, CommonJS for `require` (jest's default); shared code is split into chunks so one copy of the
   // core is loaded per module system. dist/cli.cjs is a by-product: bin/dockside.js runs dist/cli.js.
   format: ['esm', 'cjs'],
-  // Types for both: index.d.ts for `import`, index.d.cts for `require`.
-  dts: { entry: libraryEntries },
+  // Types for both: index.d.ts for `import`, index.d.cts for `require`. dist/browser.d.ts is made here too: this
+  // config's type build deletes every .d.ts in dist/ first (tsup's dts clean ignores patterns), so the browser
+  // config cannot write its own.
+  dts: { entry: { ...libraryEntries, browser: 'src/browser/index.ts' } },
   // Gives the CommonJS build an `import.meta.url` (the scenario schema's lazy createRequire).
   shims: true,
   target: 'node22',
@@ -67,7 +69,7 @@ const shims = new URL('./src/browser/node-shims.ts', import.meta.url).pathname
 const browser: Options = {
   entry: { browser: 'src/browser/index.ts' },
   format: ['esm'],
-  dts: { entry: { browser: 'src/browser/index.ts' } },
+  dts: false, // made by the node config (see there)
   target: 'es2023',
   platform: 'browser',
   // Keep the node: prefix, so that the shims below see node:module and node:fs/promises.

@@ -73,7 +73,9 @@ it('the packed tarball installs into a fresh project and its vitest fixture and 
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }))
   const vitestVersion = (JSON.parse(readFileSync(join(repo, 'node_modules/vitest/package.json'), 'utf8')) as { version: string }).version
   const tsVersion = (JSON.parse(readFileSync(join(repo, 'node_modules/typescript/package.json'), 'utf8')) as { version: string }).version
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, filename), `vitest@${vitestVersion}`, `typescript@${tsVersion}`, '@types/node@22'], { cwd: project })
+  const mswVersion = (JSON.parse(readFileSync(join(repo, 'node_modules/msw/package.json'), 'utf8')) as { version: string }).version
+  // msw too: dockside/msw and dockside/browser are typed against it (an optional peer: their users have it).
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, filename), `vitest@${vitestVersion}`, `typescript@${tsVersion}`, '@types/node@22', `msw@${mswVersion}`], { cwd: project })
 
   // The emitted .d.ts files type-check a consumer of every entry point (and reject a misuse).
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023', 'esnext.disposable', 'dom'], types: ['node'], noEmit: true, skipLibCheck: false }, include: ['types.ts'] }))

@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 
 const REPS = 200
+// 200 repetitions take 3-5 s on an idle 2-core machine and 20-40 s when it is shared: a bound for a hang, not a timing.
+const TIMEOUT = 90_000
 const IMAGE = 'localhost:5000/team/app'
 const fakes: Dockside[] = []
 afterEach(async () => {
@@ -81,7 +83,7 @@ describe('a push whose client has left is cancelled, whatever comes next', () =>
     const state = (await (await fetch(`${url}/_dockside/state`)).json()) as { registries: { tags: unknown[] }[] }
     expect(state.registries.flatMap((r) => r.tags)).toEqual([])
     expect(outcome(fake)).toEqual({ tags: 0, pushTag: 0, cancelled: REPS })
-  })
+  }, TIMEOUT)
 
   it(`server: destroy the socket (RST), then at once advance, under load from concurrent requests: 0 commits in ${REPS}`, async () => {
     const fake = fresh()
@@ -105,7 +107,7 @@ describe('a push whose client has left is cancelled, whatever comes next', () =>
       await Promise.all(load)
     }
     expect(outcome(fake)).toEqual({ tags: 0, pushTag: 0, cancelled: REPS })
-  })
+  }, TIMEOUT)
 
   it(`in process: abort the fetch, then at once await fake.clock.advance(): 0 commits in ${REPS}`, async () => {
     const fake = fresh()
@@ -118,7 +120,7 @@ describe('a push whose client has left is cancelled, whatever comes next', () =>
       await fake.clock.advance('1m')
     }
     expect(outcome(fake)).toEqual({ tags: 0, pushTag: 0, cancelled: REPS })
-  })
+  }, TIMEOUT)
 
   it('control: the same push, not dropped, commits its tag on the same advance', async () => {
     const fake = fresh()

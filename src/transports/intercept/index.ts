@@ -4,7 +4,7 @@ import '../../runtime/node-version' // first: fails at once on a Node older than
 import type { Dockside } from '../../dockside'
 import { hookFetch } from './fetch'
 import { hookHttp } from './http'
-import { httpOrigins, makeUnhandled, wsOrigins, type HookedRegion, type OnUnhandled } from './registry'
+import { httpOrigins, makeUnhandled, serviceOrigins, wsOrigins, type HookedRegion, type OnUnhandled } from './registry'
 import { routeMatcher } from './routes'
 import { InProcessWebSocket, setPassThrough } from './websocket'
 
@@ -12,10 +12,7 @@ export { InProcessWebSocket, type Handshake } from './websocket'
 export type { OnUnhandled, UnhandledRequest } from './registry'
 export { followGlobalTimers, globalTimers } from '../../runtime/global-timers'
 
-/** The domain of the real service's regional hosts: `https://<region>.hyper.test`. */
-export const DEFAULT_DOMAIN = 'hyper.test'
-/** The region hooked when none is given. */
-export const DEFAULT_REGION = 'us-west-1'
+export { DEFAULT_DOMAIN, DEFAULT_REGION } from './registry'
 
 /** Options of {@link intercept} (and `fake.intercept()`). */
 export interface InterceptOptions {
@@ -75,23 +72,9 @@ interface Planned {
   fake: Dockside
 }
 
-function originOf(name: string, value: string, schemes: string[]): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: expected an absolute URL such as https://us-west-1.hyper.test.`)
-  }
-  if (!schemes.includes(url.protocol)) throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: expected a ${schemes.join(' or ')} URL.`)
-  if (url.pathname !== '/' || url.search) throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: give the origin only (scheme, host and port), no path or query.`)
-  return url.origin
-}
 
 function plan(fake: Dockside, options: InterceptOptions): Planned {
-  const region = options.baseUrl ? undefined : (options.region ?? DEFAULT_REGION)
-  const origin = originOf('baseUrl', options.baseUrl ?? `https://${region}.${options.domain ?? DEFAULT_DOMAIN}`, ['https:', 'http:'])
-  const wsOrigin = options.wsBaseUrl ? originOf('wsBaseUrl', options.wsBaseUrl, ['wss:', 'ws:']) : origin.replace(/^http/, 'ws')
-  return { region, origin, wsOrigin, fake }
+  return { ...serviceOrigins(options), fake }
 }
 
 let installs = 0

@@ -64,3 +64,28 @@ export function servedAt(origin: string): Served {
   const secure = url.protocol === 'https:' || url.protocol === 'wss:'
   return { scheme: secure ? 'https' : 'http', host: url.hostname, port: url.port ? Number(url.port) : secure ? 443 : 80 }
 }
+
+/** The domain of the real service's regional hosts: `https://<region>.hyper.test`. */
+export const DEFAULT_DOMAIN = 'hyper.test'
+/** The region hooked when none is given. */
+export const DEFAULT_REGION = 'us-west-1'
+
+function originOf(name: string, value: string, schemes: string[]): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: expected an absolute URL such as https://us-west-1.hyper.test.`)
+  }
+  if (!schemes.includes(url.protocol)) throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: expected a ${schemes.join(' or ')} URL.`)
+  if (url.pathname !== '/' || url.search) throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: give the origin only (scheme, host and port), no path or query.`)
+  return url.origin
+}
+
+/** The service's addresses for the options of `intercept()` and `docksideHandlers()` (one rule for both ways in). */
+export function serviceOrigins(options: { baseUrl?: string; wsBaseUrl?: string; region?: string; domain?: string }) {
+  const region = options.baseUrl ? undefined : (options.region ?? DEFAULT_REGION)
+  const origin = originOf('baseUrl', options.baseUrl ?? `https://${region}.${options.domain ?? DEFAULT_DOMAIN}`, ['https:', 'http:'])
+  const wsOrigin = options.wsBaseUrl ? originOf('wsBaseUrl', options.wsBaseUrl, ['wss:', 'ws:']) : origin.replace(/^http/, 'ws')
+  return { region, origin, wsOrigin }
+}

@@ -7,11 +7,8 @@ import type { Dockside } from '../../dockside'
 import { errorResponse } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE, readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '../../protocol/types'
-import { servedAt } from '../intercept/registry'
+import { servedAt, serviceOrigins } from '../intercept/registry'
 
-/** The same defaults as the in-process hook (`DEFAULT_DOMAIN`, `DEFAULT_REGION` of dockside/intercept; a test keeps them equal). */
-const DOMAIN = 'hyper.test'
-const REGION = 'us-west-1'
 
 /** Options of {@link docksideHandlers}: the addresses answered, as for `fake.intercept()`. */
 export interface DocksideHandlersOptions {
@@ -39,17 +36,6 @@ export interface MswHandshake {
 /** Chunks read ahead of the client, standing in for a socket's buffer (backpressure beyond that), as in process. */
 const READ_AHEAD = 64
 
-function originOf(name: string, value: string, schemes: string[]): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: expected an absolute URL such as https://us-west-1.hyper.test.`)
-  }
-  if (!schemes.includes(url.protocol)) throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: expected a ${schemes.join(' or ')} URL.`)
-  if (url.pathname !== '/' || url.search) throw new TypeError(`Invalid ${name} ${JSON.stringify(value)}: give the origin only (scheme, host and port), no path or query.`)
-  return url.origin
-}
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
@@ -190,9 +176,8 @@ export function docksideHandlers(fake: Dockside, options: DocksideHandlersOption
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError('docksideHandlers options must be an object, e.g. { region: "us-west-1" }.')
   const unknown = Object.keys(options).find((k) => !OPTION_NAMES.includes(k))
   if (unknown !== undefined) throw new TypeError(`docksideHandlers options: unknown option "${unknown}"; allowed: ${OPTION_NAMES.join(', ')}.`)
-  const region = options.baseUrl ? undefined : (options.region ?? REGION)
-  const origin = originOf('baseUrl', options.baseUrl ?? `https://${region}.${options.domain ?? DOMAIN}`, ['https:', 'http:'])
-  const wsOrigin = options.wsBaseUrl ? originOf('wsBaseUrl', options.wsBaseUrl, ['wss:', 'ws:']) : origin.replace(/^http/, 'ws')
+  // The same addresses and defaults as the in-process hook (one rule: registry.ts).
+  const { region, origin, wsOrigin } = serviceOrigins(options)
   const protocol = fake.protocol
   const servedHttp = servedAt(origin)
   const servedWs = servedAt(wsOrigin)

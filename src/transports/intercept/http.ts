@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import type nockType from 'nock'
 import { readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
+import { ReadAhead } from '../read-ahead'
 import { servedAt, type HookedRegion } from './registry'
 
 type Nock = typeof nockType
@@ -9,70 +10,22 @@ type Interceptor = ReturnType<ReturnType<Nock>['intercept']>
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
-/** Chunks read ahead of the client, standing in for a socket's buffer (backpressure beyond that). */
-const READ_AHEAD = 64
-
 /**
- * Turns the protocol's async-iterable body into a byte stream that nock plays back progressively.
- * Pumped like the server's write loop: the next chunk is asked for as soon as the previous one is queued (up to
- * {@link READ_AHEAD} chunks, which is backpressure), not when the client gets around to reading. A push paced by
- * the clock thus moves as far per `clock.advance()` as on the server, whatever the hops between here and `fetch`.
- * A failure (a TransportReset) reaches the client after the chunks queued before it, as on the server.
+ * Turns the protocol's async-iterable body into a byte stream that nock plays back progressively, read ahead as the
+ * server writes ({@link ReadAhead}). An empty first chunk makes the interceptor write the status line and headers at
+ * once: `await fetch()` resolves before the first line (an idle GET /events stream included).
  */
 function toReadable(body: AsyncIterable<string>): Readable {
-  const iterator = body[Symbol.asyncIterator]()
-  // An empty first chunk makes the interceptor write the status line and headers at once, as the server's
-  // flushHeaders() does: `await fetch()` resolves before the first line (an idle GET /events stream included).
-  const queue: Buffer[] = [Buffer.alloc(0)]
-  let ended = false
-  let closed = false
-  let failure: unknown
-  let wake: (() => void) | undefined
-  let space: (() => void) | undefined
-  const notify = () => {
-    wake?.()
-    wake = undefined
-  }
-  const release = () => {
-    space?.()
-    space = undefined
-  }
-  void (async () => {
-    try {
-      while (!closed) {
-        const { value, done } = await iterator.next()
-        if (done || closed) break
-        if (value === '') continue
-        queue.push(Buffer.from(value))
-        notify()
-        if (queue.length >= READ_AHEAD) await new Promise<void>((resolve) => (space = resolve))
-      }
-    } catch (error) {
-      failure = error
-    }
-    ended = true
-    notify()
-  })()
+  const reader = new ReadAhead(body, (text) => Buffer.from(text), Buffer.alloc(0))
   async function* chunks() {
     try {
-      for (;;) {
-        if (queue.length) {
-          const chunk = queue.shift()!
-          release()
-          yield chunk
-        } else if (ended) {
-          if (failure !== undefined) throw failure
-          return
-        } else await new Promise<void>((resolve) => (wake = resolve))
-      }
+      for (let chunk = await reader.take(); chunk !== undefined; chunk = await reader.take()) yield chunk
     } finally {
       // The client went away (abort) or the body ended: end the protocol's body as the server does.
-      closed = true
-      release()
-      if (!ended) void Promise.resolve(iterator.return?.()).catch(() => {})
+      reader.stop()
     }
   }
-  // Object mode keeps the empty chunk; the read-ahead is the queue above.
+  // Object mode keeps the empty chunk; the read-ahead is the reader's queue.
   return Readable.from(chunks(), { objectMode: true, highWaterMark: 1 })
 }
 

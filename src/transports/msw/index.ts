@@ -8,6 +8,7 @@ import { errorResponse } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE, readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '../../protocol/types'
 import { servedAt, serviceOrigins } from '../intercept/registry'
+import { ReadAhead } from '../read-ahead'
 
 
 /** Options of {@link docksideHandlers}: the addresses answered, as for `fake.intercept()`. */
@@ -33,66 +34,22 @@ export interface MswHandshake {
   body: string | undefined
 }
 
-/** Chunks read ahead of the client, standing in for a socket's buffer (backpressure beyond that), as in process. */
-const READ_AHEAD = 64
-
-
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
- * The protocol's streaming body as a byte stream. Pumped like the server's write loop: the next chunk is asked for as
- * soon as the previous one is queued (up to {@link READ_AHEAD} chunks, which is backpressure), so a push paced by the
- * clock moves as far per `clock.advance()` as on the server. A failure (a TransportReset) reaches the reader after the
- * chunks queued before it, as on the server.
+ * The protocol's streaming body as a byte stream, read ahead as in process ({@link ReadAhead}). An empty first chunk
+ * makes msw/node write the status line and headers at once: `await fetch()` resolves before the first line (an idle
+ * GET /events stream included).
  */
 function toStream(body: AsyncIterable<string>, abort: AbortSignal | undefined): ReadableStream<Uint8Array> {
-  const iterator = body[Symbol.asyncIterator]()
   const encoder = new TextEncoder()
-  // An empty first chunk makes msw/node write the status line and headers at once, as the server's flushHeaders()
-  // does: `await fetch()` resolves before the first line (an idle GET /events stream included).
-  const queue: Uint8Array[] = [new Uint8Array(0)]
-  let ended = false
-  let closed = false
-  let failure: unknown
-  let wake: (() => void) | undefined
-  let space: (() => void) | undefined
-  const notify = () => {
-    wake?.()
-    wake = undefined
-  }
-  const release = () => {
-    space?.()
-    space = undefined
-  }
-  const stop = () => {
-    if (closed) return
-    closed = true
-    release()
-    notify()
-    if (!ended) void Promise.resolve(iterator.return?.()).catch(() => {})
-  }
-  void (async () => {
-    try {
-      while (!closed) {
-        const { value, done } = await iterator.next()
-        if (done || closed) break
-        if (value === '') continue
-        queue.push(encoder.encode(value))
-        notify()
-        if (queue.length >= READ_AHEAD) await new Promise<void>((resolve) => (space = resolve))
-      }
-    } catch (error) {
-      failure = error
-    }
-    ended = true
-    notify()
-  })()
+  const reader = new ReadAhead(body, (text) => encoder.encode(text), new Uint8Array(0))
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
         // The protocol ends a body at once (a consumer too far behind): the client sees the connection end.
         abort?.addEventListener('abort', () => {
-          stop()
+          reader.stop()
           try {
             controller.error(abort.reason)
           } catch {
@@ -101,18 +58,20 @@ function toStream(body: AsyncIterable<string>, abort: AbortSignal | undefined): 
         })
       },
       async pull(controller) {
-        while (!queue.length && !ended && !closed) await new Promise<void>((resolve) => (wake = resolve))
-        if (closed) return
-        if (queue.length) {
-          controller.enqueue(queue.shift()!)
-          return release()
+        let chunk: Uint8Array | undefined
+        try {
+          chunk = await reader.take()
+        } catch (failure) {
+          reader.stop()
+          return controller.error(failure)
         }
-        closed = true
-        if (failure !== undefined) controller.error(failure)
-        else controller.close()
+        if (reader.stopped) return
+        if (chunk !== undefined) return controller.enqueue(chunk)
+        reader.stop()
+        controller.close()
       },
       // The client went away (cancel or abort): end the protocol's body, which cancels a push.
-      cancel: stop,
+      cancel: () => reader.stop(),
     },
     { highWaterMark: 0 },
   )

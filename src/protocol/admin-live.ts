@@ -3,6 +3,7 @@
 import { FieldError, InvalidInputError, NotFoundError } from '../service/errors'
 import { compileFilters, parseFilters } from '../service/filters'
 import type { Service } from '../service/service'
+import { containerJson } from './admin'
 import type { SocketHub } from './events'
 import { json, type Target } from './http'
 import type { ProtocolHost } from './router'
@@ -50,16 +51,7 @@ function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number
   return {
     clock: clockJson(svc),
     seed: svc.random.seed,
-    containers: svc.containers.list().map((c) => ({
-      id: c.id,
-      name: c.name,
-      image: c.image,
-      labels: c.labels,
-      instanceType: c.instanceType,
-      state: c.state,
-      exitCode: c.exitCode,
-      startedAt: c.startedAt,
-    })),
+    containers: svc.containers.list().map((c) => ({ ...containerJson(c), startedAt: c.startedAt })),
     pushes: svc.pushes.list(),
     sockets: [...hub.sockets].map((s) => ({ id: s.id, client: s.client, filters: s.filters, sent: s.sent })),
     deliveries: svc.deliveries.clients().map((c) => {

@@ -33,7 +33,8 @@ async function readBody<T>(svc: Service, req: ProtoRequest, def: SchemaDef, hint
   return value as T
 }
 
-const containerJson = (c: ReturnType<Service['containers']['list']>[number]) => ({
+/** A container as the admin API shows it (the dashboard's snapshot adds its start time). */
+export const containerJson = (c: ReturnType<Service['containers']['list']>[number]) => ({
   id: c.id,
   name: c.name,
   image: c.image,

@@ -67,16 +67,21 @@ describe('GET /_dockside/live', () => {
     const server = await fake.listen()
     const live = await fetch(`${server.url}/_dockside/live`)
     let partway: Snapshot | undefined
+    let seenPartway!: () => void
+    const partwaySeen = new Promise<void>((resolve) => (seenPartway = resolve))
     const done = readSse(live, (ms) => {
       const s = ms.at(-1)?.data as Snapshot | undefined
-      if (ms.at(-1)?.event === 'state' && s!.pushes[0]?.layers.some((l) => l.current > 0 && l.current < l.size)) partway ??= s
+      if (ms.at(-1)?.event === 'state' && s!.pushes[0]?.layers.some((l) => l.current > 0 && l.current < l.size)) {
+        partway ??= s
+        seenPartway()
+      }
       return ms.some((m) => m.event === 'state' && (m.data as Snapshot).pushes.some((p) => p.state === 'done'))
     })
     const push = await fetch(`${server.url}/images/localhost:5000/team/app/push?tag=1.0`, { method: 'POST', headers: { 'x-dockside-client': 'ci' } })
     const body = push.text()
     await fake.clock.advance('1s')
     // The page is told while the push is part-way (the feed sends at most one snapshot per 100 ms of host time).
-    for (let i = 0; i < 100 && !partway; i++) await new Promise((r) => setTimeout(r, 10))
+    await partwaySeen
     // One token of three spent, 1 s into a 10 s window: not yet back.
     expect(partway?.rateLimit.buckets).toEqual([{ rule: 0, route: 'push', client: 'ci', tokens: 2, burst: 3 }])
     while (!(await Promise.race([body.then(() => true), new Promise((r) => setImmediate(() => r(false)))]))) await fake.clock.advance('100ms')

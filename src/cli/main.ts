@@ -157,10 +157,15 @@ async function serve(argv: string[]) {
   } catch (error) {
     fail(`cannot listen on ${values.host}:${port}: ${(error as Error).message}`, 1)
   }
+  // The dashboard's address carries the admin token (a browser cannot send it as a header; docs/security.md) only when
+  // the user typed the token on the command line, where their shell and `ps` show it anyway: one from a file or the
+  // environment stays out of the output, and the ready line says how to use it.
+  const tokenInUrl = access.adminToken !== undefined && values['admin-token'] !== undefined
+  const dashboard = `${server.url}/_dockside/ui${tokenInUrl ? `?token=${encodeURIComponent(access.adminToken!)}` : ''}`
   process.stdout.write(
-    `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, dashboard: ${server.url}/_dockside/ui, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''}${tls ? `, tls: ${values.cert ? values.cert : 'self-signed certificate'}` : ''}${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).length ? `, signed requests verified for access keys ${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).join(', ')}` : ''}${access.adminToken ? ', admin token required' : ''})\n`,
+    `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, dashboard: ${dashboard}, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''}${tls ? `, tls: ${values.cert ? values.cert : 'self-signed certificate'}` : ''}${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).length ? `, signed requests verified for access keys ${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).join(', ')}` : ''}${access.adminToken ? `, admin token required${tokenInUrl ? '' : ' (open the dashboard once with ?token=<admin token>)'}` : ''})\n`,
   )
-  if (values.open) await openDashboard(`${server.url}/_dockside/ui`)
+  if (values.open) await openDashboard(dashboard)
   // A presenter continues a paused scenario with Enter (only when a person is at the terminal).
   if (process.stdin.isTTY) {
     process.stdin.on('data', () => {

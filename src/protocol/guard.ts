@@ -9,14 +9,17 @@
  * - `Origin`, when sent, must be the fake's own origin (the scheme it serves and the request's `Host`), a loopback
  *   origin on the port it serves, or one of `allowedOrigins`; with no `Origin`, `Sec-Fetch-Site` must not be
  *   `cross-site` or `same-site` (a link, image or form on another page).
- * - With an admin token, `Authorization: Bearer <token>` is required (compared in constant time).
+ * - With an admin token, `Authorization: Bearer <token>` is required (compared in constant time), or the dashboard's
+ *   cookie: a browser cannot add the header, so `GET /_dockside/ui?token=<token>` (passing the checks above) answers
+ *   303 to the same URL without the token and sets an HttpOnly, SameSite=Strict cookie scoped to `/_dockside` and to
+ *   the port, holding a digest of the token, which later requests (the page, its admin calls, the live feed) carry.
  *
  * The events websocket accepts any `Origin`, as the real service does, unless `allowedOrigins` is set.
  * Tools (docker CLI, dockerode, curl, tests) send no `Origin` and a `Host` of the address they dial: they pass.
  */
 import { InvalidInputError } from '../service/errors'
 import { json } from './http'
-import { timingSafeEqual } from './signing'
+import { sha256Hex, timingSafeEqual } from './signing'
 import type { ProtoRequest, ProtoResponse } from './types'
 
 /** Who may use the admin API and the events websocket. */
@@ -102,6 +105,8 @@ function refusal(status: 401 | 403, reason: string, message: string, headers: Re
 export interface Refusal {
   reason: string
   response: ProtoResponse & { body: string }
+  /** Not a refusal: the dashboard's token exchange (a 303 that sets its cookie), answered as is. */
+  granted?: true
 }
 
 const FLAGS = {
@@ -184,16 +189,68 @@ function checkOrigin(req: ProtoRequest, served: Served | undefined, access: Acce
   return undefined
 }
 
+/** The dashboard's cookie: one per port (cookies ignore ports, and a fleet runs fakes with their own tokens side by side). */
+const cookieName = (served: Served | undefined) => `dockside_admin_${served?.port ?? 0}`
+/** What the cookie holds: a digest of the token (the token itself never sits in the browser's cookie store). */
+const cookieValue = (token: string) => sha256Hex(`dockside dashboard cookie\n${token}`)
+
+function cookieOf(req: ProtoRequest, name: string): string | undefined {
+  const header = req.headers.cookie
+  if (header === undefined) return undefined
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+  }
+  return undefined
+}
+
+/** `GET /_dockside/ui...?token=<token>`: the token checked, a 303 to the URL without it that sets the cookie. */
+async function dashboardLogin(req: ProtoRequest, token: string): Promise<Refusal | undefined> {
+  if (req.method !== 'GET' || !/^\/_dockside\/ui(\/|\?|$)/.test(req.url)) return undefined
+  const q = req.url.indexOf('?')
+  if (q < 0) return undefined
+  const query = new URLSearchParams(req.url.slice(q + 1))
+  const given = query.get('token')
+  if (given === null) return undefined
+  if (!(await timingSafeEqual(given, token))) {
+    return refusal(401, 'token wrong', 'Wrong admin token in ?token=: it does not match the admin token this fake was started with.', { 'www-authenticate': 'Bearer realm="dockside admin", error="invalid_token"' })
+  }
+  query.delete('token')
+  const rest = query.toString()
+  const secure = req.served?.scheme === 'https' ? '; Secure' : ''
+  return {
+    reason: 'dashboard login',
+    granted: true,
+    response: {
+      status: 303,
+      headers: {
+        location: `${req.url.slice(0, q)}${rest ? `?${rest}` : ''}`,
+        'set-cookie': `${cookieName(req.served)}=${await cookieValue(token)}; Path=/_dockside; HttpOnly; SameSite=Strict${secure}`,
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+      },
+      body: '',
+    },
+  }
+}
+
 async function checkToken(req: ProtoRequest, token: string): Promise<Refusal | undefined> {
   const header = req.headers.authorization
   const challenge = { 'www-authenticate': 'Bearer realm="dockside admin"' }
+  if (header === undefined) {
+    const login = await dashboardLogin(req, token)
+    if (login) return login
+    const cookie = cookieOf(req, cookieName(req.served))
+    if (cookie !== undefined && (await timingSafeEqual(cookie, await cookieValue(token)))) return undefined
+  }
   const m = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)
   if (!m) {
     return refusal(
       401,
       'token missing',
       `${header === undefined ? 'Missing Authorization header' : 'Malformed Authorization header'}: this fake's admin API requires "Authorization: Bearer <token>" ` +
-        `with the admin token it was started with (--admin-token-file, DOCKSIDE_ADMIN_TOKEN, --admin-token or the adminToken option).`,
+        `with the admin token it was started with (--admin-token-file, DOCKSIDE_ADMIN_TOKEN, --admin-token or the adminToken option). ` +
+        `In a browser, open /_dockside/ui?token=<token> once: the dashboard then keeps a cookie.`,
       challenge,
     )
   }

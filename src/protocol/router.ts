@@ -126,7 +126,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
           res = await eventsStream(svc, req, target, limits)
         } else if (target.path.startsWith('/_dockside/') || target.path === '/_dockside') {
           const refusal = await guardAdmin(req, host.access?.() ?? noAccess)
-          res = refusal ? refused(req, target.path, refusal) : await handleAdmin(svc, host, hub, req, target, { overrides, requests })
+          res = refusal ? (refusal.granted ? refusal.response : refused(req, target.path, refusal)) : await handleAdmin(svc, host, hub, req, target, { overrides, requests })
         } else {
           res = (await handleDocker(svc, req, target)) ?? unservedDocker(req.method, target.path)
         }

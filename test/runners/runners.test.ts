@@ -32,14 +32,14 @@ describe('jest 30', () => {
     const { report, failures, passedFiles } = await jest('jest-cjs')
     expect(failures).toEqual([])
     expect(passedFiles).toEqual(['jest-cjs/fake-timers.test.js', 'jest-cjs/in-process.test.js', 'jest-cjs/isolation-1-hooks-and-closes.test.js', 'jest-cjs/isolation-2-streams-a-push.test.js', 'jest-cjs/server.test.js'])
-    expect(report.numPassedTests).toBe(7)
+    expect(report.numPassedTests).toBe(8)
   }, 60_000)
 
-  it('ESM (--experimental-vm-modules): import of the entries, in-process hooks, matchers, real server, isolation across files', async () => {
+  it('ESM (--experimental-vm-modules): import of the entries, in-process hooks, matchers, real server, fake timers, isolation across files', async () => {
     const { report, failures, passedFiles } = await jest('jest-esm', { NODE_OPTIONS: '--experimental-vm-modules --no-warnings' })
     expect(failures).toEqual([])
-    expect(passedFiles).toEqual(['jest-esm/in-process.test.js', 'jest-esm/isolation-1-hooks-and-closes.test.js', 'jest-esm/isolation-2-streams-a-push.test.js'])
-    expect(report.numPassedTests).toBe(5)
+    expect(passedFiles).toEqual(['jest-esm/fake-timers.test.js', 'jest-esm/in-process.test.js', 'jest-esm/isolation-1-hooks-and-closes.test.js', 'jest-esm/isolation-2-streams-a-push.test.js'])
+    expect(report.numPassedTests).toBe(6)
   }, 60_000)
 })
 

@@ -2,6 +2,7 @@
 // to hooked origins straight to the protocol. No socket, no HTTP parsing, no nock in the way. Other origins go to the
 // dispatcher that was global before. See docs/decisions/0009-fetch-dispatcher.md.
 import type * as Http from 'node:http'
+import type * as Vm from 'node:vm'
 import { readCappedText } from '../../protocol/limits'
 import type { Served } from '../../protocol/guard'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
@@ -44,6 +45,13 @@ interface Dispatcher {
 }
 
 type GlobalWithDispatcher = typeof globalThis & { [GLOBAL_DISPATCHER]?: Dispatcher }
+
+/**
+ * The global Node's fetch reads its dispatcher from: the main realm's. Under jest a test file's `globalThis` is a vm
+ * context of its own while `fetch` is Node's, so a dispatcher set there was never read and fetch went to nock (whose
+ * sockets wait on the file's process.nextTick, which jest's default fake timers fake).
+ */
+const fetchRealm = (): GlobalWithDispatcher => (process.getBuiltinModule('node:vm') as typeof Vm).runInThisContext('globalThis') as GlobalWithDispatcher
 
 const regionFor = (origin: string | URL | undefined): HookedRegion | undefined => {
   if (origin === undefined) return undefined
@@ -271,7 +279,7 @@ let previous: Dispatcher | undefined
  * dispatcher in `bypass` mode, as do all other origins.
  */
 export function hookFetch(): () => void {
-  const g = globalThis as GlobalWithDispatcher
+  const g = fetchRealm()
   if (installs++ === 0) {
     // Reading fetch makes Node load undici, which sets its own global dispatcher first.
     void globalThis.fetch

@@ -69,9 +69,11 @@ async function answer(region: HookedRegion, request: Request): Promise<[number, 
 
 /** Installs nock interceptors for one region's HTTP origin; returns how to remove them. */
 export function hookHttp(nock: Nock, region: HookedRegion): () => void {
-  // In bypass mode, paths the fake does not serve do not match and nock lets them through.
+  // In bypass mode, paths the fake does not serve do not match and nock lets them through. Otherwise every path
+  // matches, so allowUnmocked changes nothing while hooked; it matters after restore: nock keeps the host's entry,
+  // emptied, and one without allowUnmocked answers 501 "No match" while another install keeps nock on.
   const bypass = region.onUnhandled === 'bypass'
-  const scope = nock(region.origin, { allowUnmocked: bypass }).persist()
+  const scope = nock(region.origin, { allowUnmocked: true }).persist()
   const interceptors: Interceptor[] = []
   for (const method of METHODS) {
     const interceptor = scope.intercept((uri: string) => !bypass || region.routes.http(method, uri) || region.protocol.overrides.covers(method, uri, {}), method)
@@ -82,7 +84,7 @@ export function hookHttp(nock: Nock, region: HookedRegion): () => void {
   }
   return () => {
     for (const i of interceptors) nock.removeInterceptor(i)
-    // nock keeps an empty entry per host that answers 501 "No match"; drop it when nothing else is mocked.
+    // nock keeps an empty entry per host (passing through, see allowUnmocked above); drop them when nothing else is mocked.
     if (nock.activeMocks().length === 0) nock.cleanAll()
   }
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { checkNodeVersion } from '../../src/runtime/node-version'
-import { root } from '../support/cli'
+import { ensureBuilt, root } from '../support/cli'
 
 const run = promisify(execFile)
 
@@ -35,7 +35,8 @@ describe('Node older than 22', () => {
   // The machine's own old Node, where there is one (the CI image has Debian's Node 20 beside the Node 24 it installs).
   describe.runIf(node)(`the built entries under ${node ?? 'an old Node'}`, () => {
     beforeAll(async () => {
-      if (!existsSync(join(root, 'dist/index.cjs')) || !existsSync(join(root, 'dist/matchers.js'))) await run('npx', ['tsup', '--silent'], { cwd: root })
+      // Rebuilt when missing or older than src/ (a stale dist/ would test yesterday's code).
+      ensureBuilt()
     }, 60_000)
 
     const entries = ['index', 'server', 'intercept', 'matchers']

@@ -5,18 +5,19 @@
 // using @jest/globals' expect type-checks with `import 'dockside/matchers'` (with the CommonJS and the ESM typings).
 // @types/jest (the global `expect` of jest) is not installed here, so that flavour is not type-checked.
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { beforeAll, expect, it } from 'vitest'
-import { root } from '../support/cli'
+import { ensureBuilt, root } from '../support/cli'
 
 const run = promisify(execFile)
 const consumer = join(root, '.tmp/typings-consumer')
 
 beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/matchers.d.cts')) || !existsSync(join(root, 'dist/vitest.js'))) await run('npx', ['tsup', '--silent'], { cwd: root })
+  // Rebuilt when missing or older than src/ (a stale dist/ would test yesterday's code).
+  ensureBuilt()
   // A project with dockside in its node_modules (this checkout, through its package.json `exports`).
   rmSync(consumer, { recursive: true, force: true })
   mkdirSync(join(consumer, 'node_modules'), { recursive: true })

@@ -7,13 +7,14 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { root } from '../support/cli'
+import { ensureBuilt, root } from '../support/cli'
 
 const run = promisify(execFile)
 const here = join(root, 'test/runners')
 
 beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/index.cjs')) || !existsSync(join(root, 'dist/matchers.js'))) await run('npx', ['tsup', '--silent'], { cwd: root })
+  // Rebuilt when missing or older than src/ (a stale dist/ would test yesterday's code).
+  ensureBuilt()
   // `dockside` resolves to this checkout (its package.json `exports`, so the built dist/), as from a user's node_modules.
   mkdirSync(join(here, 'node_modules'), { recursive: true })
   if (!existsSync(join(here, 'node_modules/dockside'))) symlinkSync('../../..', join(here, 'node_modules/dockside'))

@@ -51,7 +51,8 @@ type GlobalWithDispatcher = typeof globalThis & { [GLOBAL_DISPATCHER]?: Dispatch
  * context of its own while `fetch` is Node's, so a dispatcher set there was never read and fetch went to nock (whose
  * sockets wait on the file's process.nextTick, which jest's default fake timers fake).
  */
-const fetchRealm = (): GlobalWithDispatcher => (process.getBuiltinModule('node:vm') as typeof Vm).runInThisContext('globalThis') as GlobalWithDispatcher
+let realm: GlobalWithDispatcher | undefined
+const fetchRealm = (): GlobalWithDispatcher => (realm ??= (process.getBuiltinModule('node:vm') as typeof Vm).runInThisContext('globalThis') as GlobalWithDispatcher)
 
 const regionFor = (origin: string | URL | undefined): HookedRegion | undefined => {
   if (origin === undefined) return undefined

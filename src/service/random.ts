@@ -13,19 +13,91 @@ export interface RandomSource {
   int(min: number, max: number): number
 }
 
+/** faker's `Randomizer`: a float in [0, 1) per call, and a reseed. */
+interface Randomizer {
+  next(): number
+  seed(seed: number | number[]): void
+}
+
+// faker's default randomizer (generateMersenne53Randomizer, @faker-js/faker 10, MIT), which the locale entry point
+// does not export: MT19937 seeded with init_genrand, 53-bit floats. The same numbers as `faker.seed(seed)` gives
+// (test/unit/random.test.ts checks them against a seeded Faker).
+const MATRIX_A = 0x9908b0df
+const UPPER = 2 ** 31
+const LOWER = 2 ** 31 - 1
+const { imul, trunc } = Math
+
+// The state as 32-bit integers: every use of a word goes through a bitwise operator, which takes it modulo 2^32 anyway.
+function initGenrand(seed: number): Int32Array {
+  const s = new Int32Array(624)
+  s[0] = seed
+  for (let i = 1; i !== 624; ++i) {
+    const p = s[i - 1] ^ (s[i - 1] >>> 30)
+    s[i] = trunc(imul(1812433253, p) + i)
+  }
+  return s
+}
+
+function twist(s: Int32Array): Int32Array {
+  for (let i = 0; i !== 227; ++i) {
+    const y = (s[i] & UPPER) + (s[i + 1] & LOWER)
+    s[i] = s[i + 397] ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A)
+  }
+  for (let i = 227; i !== 623; ++i) {
+    const y = (s[i] & UPPER) + (s[i + 1] & LOWER)
+    s[i] = s[i + 397 - 624] ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A)
+  }
+  const y = (s[623] & UPPER) + (s[0] & LOWER)
+  s[623] = s[396] ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A)
+  return s
+}
+
+function mersenne53(seed: number): Randomizer {
+  let states = twist(initGenrand(seed))
+  let index = 0
+  const u32 = () => {
+    let y = states[index]
+    y ^= states[index] >>> 11
+    y ^= (y << 7) & 0x9d2c5680
+    y ^= (y << 15) & 0xefc60000
+    y ^= y >>> 18
+    if (++index >= 624) {
+      states = twist(states)
+      index = 0
+    }
+    return y >>> 0
+  }
+  return {
+    next: () => ((u32() >>> 5) * 67108864 + (u32() >>> 6)) * 11102230246251565e-32,
+    seed: (s) => {
+      if (typeof s !== 'number') throw new TypeError('dockside: seeds are numbers')
+      states = twist(initGenrand(s))
+      index = 0
+    },
+  }
+}
+
+/**
+ * One private Faker for the whole process (never the shared `faker`, whose state other code may move), drawing from
+ * whichever fake's randomizer is current: building a Faker costs ~0.2 ms (it binds every method of every module),
+ * a fake's own seeded generator a few µs. Faker's methods are synchronous, so setting the current randomizer before
+ * each call gives every fake its own sequence, exactly as its own seeded Faker would.
+ */
+let shared: typeof enFaker | undefined
+let current: Randomizer | undefined
+const delegate: Randomizer = { next: () => current!.next(), seed: (s) => current!.seed(s) }
+function fakerFor(randomizer: Randomizer): typeof enFaker {
+  shared ??= new (enFaker.constructor as new (o: { locale: unknown; randomizer: Randomizer }) => typeof enFaker)({ locale: enFaker.rawDefinitions, randomizer: delegate })
+  current = randomizer
+  return shared
+}
+
 /** Creates a seeded random source; the same seed gives the same sequence every run. */
 export function createRandom(seed: number): RandomSource {
   if (!Number.isSafeInteger(seed)) throw new RangeError(`Invalid seed ${seed}: expected an integer.`)
-  // One Faker per fake: never the shared instance, whose state other code may move. Built and seeded on the first
-  // draw (the same sequence): building one costs ~0.4 ms, more than the rest of a fake, and many tests never draw.
-  let faker: typeof enFaker | undefined
-  const f = () => {
-    if (!faker) {
-      faker = new (enFaker.constructor as new (o: { locale: unknown }) => typeof enFaker)({ locale: enFaker.rawDefinitions })
-      faker.seed(seed)
-    }
-    return faker
-  }
+  // Seeded on the first draw (the same sequence): many tests never draw.
+  let randomizer: Randomizer | undefined
+  const f = () => fakerFor((randomizer ??= mersenne53(seed)))
   return {
     seed,
     hex: (length) => f().string.hexadecimal({ length, casing: 'lower', prefix: '' }),

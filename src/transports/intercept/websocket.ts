@@ -241,7 +241,11 @@ interface WebSocketInit {
   headers: Record<string, string>
 }
 
+/** The constructor's default: no subprotocols, converted without walking an iterator. */
+const NO_PROTOCOLS: string[] = []
+
 function webSocketInit(v: unknown, prefix: string): WebSocketInit {
+  if (v === NO_PROTOCOLS) return { protocols: [], headers: {} }
   if (v !== null && (typeof v === 'object' || typeof v === 'function') && !(Symbol.iterator in v)) {
     const init = v as { protocols?: unknown; headers?: unknown }
     const headers: Record<string, string> = {}
@@ -342,7 +346,7 @@ export class InProcessWebSocket extends EventTarget {
     }
   }
 
-  constructor(url: string | URL, protocols: string | string[] | { protocols?: string | string[]; headers?: HeadersInit } = []) {
+  constructor(url: string | URL, protocols: string | string[] | { protocols?: string | string[]; headers?: HeadersInit } = NO_PROTOCOLS) {
     super()
     const prefix = 'WebSocket constructor'
     argumentCheck(arguments.length, prefix)
@@ -359,7 +363,7 @@ export class InProcessWebSocket extends EventTarget {
     if (!region || (region.onUnhandled === 'bypass' && !region.routes.websocket(target))) {
       const Original = passThrough
       if (!Original) throw new Error(`dockside: no WebSocket to pass ${record.href} to: this host is not hooked and there was no global WebSocket before intercept().`)
-      return new Original(url, protocols as string[]) as unknown as InProcessWebSocket
+      return new Original(url, (protocols === NO_PROTOCOLS ? [] : protocols) as string[]) as unknown as InProcessWebSocket
     }
     this.#url = record
     this.#origin = record.origin

@@ -84,7 +84,7 @@ export function follow(svc: Service, q: EventsQuery, deliver: (e: ServiceEvent) 
     }
     untilTimer = svc.clock.schedule(Math.max(0, untilMs - now), onUntil)
   }
-  const unsubscribe = svc.log.subscribe({ filter: q.filter, deliver: (e) => live(e) })
+  const unsubscribe = svc.log.subscribe({ filter: q.filter, deliver: live })
   return () => {
     untilTimer?.cancel()
     unsubscribe()

@@ -85,8 +85,9 @@ export function follow(svc: Service, q: EventsQuery, deliver: (e: ServiceEvent) 
     untilTimer = svc.clock.schedule(Math.max(0, untilMs - now), onUntil)
   }
   const unsubscribe = svc.log.subscribe({ filter: q.filter, deliver: live })
+  if (untilTimer === undefined) return unsubscribe
   return () => {
-    untilTimer?.cancel()
+    untilTimer!.cancel()
     unsubscribe()
   }
 }

@@ -40,7 +40,8 @@ const CLIENT_GONE = Object.freeze({ name: 'AbortError', message: 'the client wen
  */
 function abortOnClose(socket: Duplex): AbortController {
   const controller = new AbortController()
-  socket.once('close', () => controller.abort(CLIENT_GONE))
+  // `on`, not `once` (a socket closes once): once() wraps the listener in a closure and a state object per connection.
+  socket.on('close', () => controller.abort(CLIENT_GONE))
   return controller
 }
 

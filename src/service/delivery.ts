@@ -202,7 +202,16 @@ export interface DeliveryTracker {
   readonly forgottenClients: number
 }
 
+// Connections that send the same filters text share one Filters object (the protocol keeps their compiled filter):
+// its canonical form is worked out once, not sorted and serialised on every connect.
+const canonicalForms = new WeakMap<Filters, string>()
 function canonical(filters: Filters): string {
+  let form = canonicalForms.get(filters)
+  if (form === undefined) canonicalForms.set(filters, (form = canonicalForm(filters)))
+  return form
+}
+
+function canonicalForm(filters: Filters): string {
   const out: Record<string, string[]> = {}
   for (const k of Object.keys(filters).sort()) out[k] = [...(filters[k as keyof Filters] ?? [])].sort()
   return JSON.stringify(out)

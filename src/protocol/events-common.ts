@@ -42,8 +42,29 @@ export interface EventsQuery {
   client: string | undefined
 }
 
+/** How many distinct `filters` texts keep their compiled filter for the next connection that sends the same. */
+const COMPILED_KEPT = 256
+const compiled = new Map<string, CompiledFilter>()
+
+/**
+ * The compiled filter of a `filters` text. Connections that send the same text (a fleet of identical clients, every
+ * reconnect) share one: a compiled filter is immutable, and each copy was ~1 KB per open socket and a parse and
+ * compile per connect.
+ */
+function compiledFilter(text: string | null | undefined, docker: boolean): CompiledFilter {
+  if (text === null || text === undefined) return compileFilters(parseFilters(text, { docker }))
+  const key = docker ? `d${text}` : `w${text}`
+  let filter = compiled.get(key)
+  if (filter === undefined) {
+    filter = compileFilters(parseFilters(text, { docker }))
+    if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value!)
+    compiled.set(key, filter)
+  }
+  return filter
+}
+
 export function parseEventsQuery(req: ProtoRequest, target: Target): EventsQuery {
-  const filter = compileFilters(parseFilters(target.query.get('filters'), { docker: target.path === '/events' }))
+  const filter = compiledFilter(target.query.get('filters'), target.path === '/events')
   const since = parseTimestampNano('since', target.query.get('since'))
   const until = parseTimestampNano('until', target.query.get('until'))
   if (since !== undefined && until !== undefined && until < since) {
@@ -84,9 +105,10 @@ export function follow(svc: Service, q: EventsQuery, deliver: (e: ServiceEvent) 
     }
     untilTimer = svc.clock.schedule(Math.max(0, untilMs - now), onUntil)
   }
-  const unsubscribe = svc.log.subscribe({ filter: q.filter, deliver: (e) => live(e) })
+  const unsubscribe = svc.log.subscribe({ filter: q.filter, deliver: live })
+  if (untilTimer === undefined) return unsubscribe
   return () => {
-    untilTimer?.cancel()
+    untilTimer!.cancel()
     unsubscribe()
   }
 }

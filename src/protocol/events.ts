@@ -1,11 +1,11 @@
 // `GET /events/ws`: refuse before the upgrade, or accept and stream one text frame per event.
-import type { ServiceEvent } from '../service/events'
+import type { ServiceEvent, TimeFormat } from '../service/events'
 import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
 import { connectLatency, findAction as find, untilAborted } from './faults'
 import { errorResponse, jsonError, type Target } from './http'
 import { BACKLOG_CLOSE_CODE, backlogReason, EVENTS_MAX_MESSAGE, resolveLimits, type ProtocolLimits } from './limits'
-import type { ProtoRequest, SocketSink, UpgradeResult } from './types'
+import type { ProtoRequest, SocketSession, SocketSink, UpgradeResult } from './types'
 import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, nextSocketId, admit, paced } from './events-common'
 import { clampCloseReason, createHub, type LiveSocket } from './socket-hub'
 
@@ -27,112 +27,153 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
   }
   const ending = find(decisions, 'close') ?? find(decisions, 'drop')
   const latency = find(decisions, 'latency')
-  const format = svc.options.timeFormat
-  // The open socket's closures keep what they name alive for the connection's life: the signal, not the whole request.
+  // The open socket keeps what it names alive for the connection's life: the signal, not the whole request.
   const signal = req.signal
 
   return {
     kind: 'accept',
     open(sink: SocketSink) {
-      const id = nextSocketId(svc)
-      let sent = 0
-      let closed = false
-      let stop = () => {}
-      const timers = new Set<TimerHandle>()
-      const openedAt = svc.clock.now()
-      const cleanup = () => {
-        closed = true
-        stop()
-        for (const t of timers) t.cancel()
-        hub.delete(live)
-      }
-      /**
-       * `wire` is the reason the close frame carries when it differs from the one journaled and reported; it is cut to
-       * the 123 bytes a close frame holds (the journal and the report keep the whole reason).
-       */
-      const end = (how: 'server' | 'drop', code: number, reason: string, wire = reason) => {
-        if (closed) return
-        cleanup()
-        svc.journal.record('ws.close', { socket: id, client: key, by: how, code: how === 'drop' ? 1006 : code, reason, sent, openFor: svc.clock.now() - openedAt })
-        svc.deliveries.closed(key, id, how, how === 'drop' ? 1006 : code, reason)
-        if (how === 'drop') sink.drop()
-        else sink.close(code, clampCloseReason(wire))
-      }
-      const live: LiveSocket = {
-        id,
-        client: q.client,
-        filters: q.filter.filters,
-        get sent() {
-          return sent
-        },
-        close: (code, reason) => end('server', code, reason),
-        drop: () => end('drop', 1006, 'dropped with no close frame'),
-      }
-      const strike = () => {
-        const a = ending!.action
-        if (a.kind === 'close') live.close(a.code, a.reason)
-        else live.drop()
-      }
-      const backlog = sink.backlog
-      // What the client may be behind by; the replay of `since` (bounded by retention) comes on top.
-      let allowance = Infinity
-      const send = (e: ServiceEvent) => {
-        if (closed) return
-        sink.send(e.frame(format))
-        sent++
-        svc.deliveries.sent(key, id, e)
-        if (ending && ending.action.afterMessages > 0 && sent >= ending.action.afterMessages) strike()
-        // A client that stopped reading: close it before its backlog grows the server's memory without bound.
-        else if (backlog !== undefined && backlog() > allowance) overflow()
-      }
-      const overflow = () => {
-        svc.journal.record('ws.backlog', { socket: id, client: key, backlog: backlog?.(), limit: limits.maxBacklog, sent })
-        live.close(BACKLOG_CLOSE_CODE, backlogReason(limits.maxBacklog))
-      }
-      const deliver = paced(svc, latency, (e) => {
-        if (!closed) send(e)
-      }, timers)
-      hub.add(live)
-      try {
-        start()
-      } catch (error) {
-        // Never an exception out of open(): the transport has already switched protocols, so no HTTP answer can follow.
-        svc.journal.record('ws.error', { socket: id, client: key, message: error instanceof Error ? error.message : String(error) })
-        end('server', 1011, 'internal error while opening the events stream; see the journal (ws.error)')
-      }
-      return {
-        clientClosed(code, reason) {
-          if (closed) return
-          cleanup()
-          svc.journal.record('ws.close', { socket: id, client: key, by: 'client', code, reason, sent, openFor: svc.clock.now() - openedAt })
-          svc.deliveries.closed(key, id, 'client', code, reason)
-        },
-        tooBig() {
-          // The close frame carries the code alone, as Go's websocket servers (the real service) and ws send it; the
-          // journal and the delivery report say why.
-          end('server', 1009, `message too big: this websocket takes no client messages over ${EVENTS_MAX_MESSAGE} bytes`, '')
-        },
-      }
-      function start() {
-        svc.deliveries.opened(key, id, 'ws', q.since, signal)
-        svc.journal.record('ws.open', { socket: id, client: key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
-        timers.add(svc.clock.schedule(svc.options.maxConnectionAgeMs, () => live.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`)))
-        const gone = sinceGone(svc, q)
-        if (gone) {
-          live.close(SINCE_GONE_CODE, gone)
-        } else if (ending && ending.action.afterMessages === 0 && ending.action.afterTimeMs === undefined) {
-          strike()
-        } else {
-          if (ending?.action.afterTimeMs !== undefined) timers.add(svc.clock.schedule(ending.action.afterTimeMs, strike))
-          const unfollow = follow(svc, q, deliver, () => live.close(1000, 'until reached; stream complete'))
-          allowance = limits.maxBacklog + (backlog?.() ?? 0)
-          // The replay may already have closed the socket (a close fault after N messages): cleanup() ran
-          // before the subscription existed, so end it here or it outlives the socket.
-          if (closed) unfollow()
-          else stop = unfollow
-        }
-      }
+      const socket = new EventsSocket(svc, hub, q, key, ending, limits, sink)
+      socket.start(latency, signal)
+      return socket
     },
+  }
+}
+
+type Ending = ReturnType<typeof find<'close' | 'drop'>>
+
+/**
+ * One open events websocket: what the hub tracks, the session the transport reports to, and the sender of the
+ * events it follows. One object per socket, with its methods on the prototype: thousands of idle sockets cost their
+ * fields, not a dozen closures each.
+ */
+class EventsSocket implements LiveSocket, SocketSession {
+  readonly id: number
+  readonly client: string | undefined
+  readonly filters: LiveSocket['filters']
+  sent = 0
+  closed = false
+  /** What the client may be behind by; the replay of `since` (bounded by retention) comes on top. */
+  allowance = Infinity
+  readonly openedAt: number
+  readonly format: TimeFormat
+  /** Ends the subscription (set once it exists). */
+  stop: (() => void) | undefined
+  /** The maximum-age timer. */
+  maxAge: TimerHandle | undefined
+  /** Timers of faults in flight (per-event latency, a close after a time), only when there are such faults. */
+  timers: Set<TimerHandle> | undefined
+
+  constructor(
+    readonly svc: Service,
+    readonly hub: ReturnType<typeof createHub>,
+    readonly q: EventsQuery,
+    readonly key: string,
+    readonly ending: Ending,
+    readonly limits: ProtocolLimits,
+    readonly sink: SocketSink,
+  ) {
+    this.id = nextSocketId(svc)
+    this.client = q.client
+    this.filters = q.filter.filters
+    this.openedAt = svc.clock.now()
+    this.format = svc.options.timeFormat
+  }
+
+  start(latency: ReturnType<typeof find<'latency'>>, signal: AbortSignal) {
+    const { svc, q, ending } = this
+    const deliver = latency ? paced(svc, latency, (e) => this.deliver(e), (this.timers ??= new Set())) : (e: ServiceEvent) => this.deliver(e)
+    this.hub.add(this)
+    try {
+      svc.deliveries.opened(this.key, this.id, 'ws', q.since, signal)
+      svc.journal.record('ws.open', { socket: this.id, client: this.key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
+      this.maxAge = svc.clock.schedule(svc.options.maxConnectionAgeMs, () => this.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`))
+      const gone = sinceGone(svc, q)
+      if (gone) {
+        this.close(SINCE_GONE_CODE, gone)
+      } else if (ending && ending.action.afterMessages === 0 && ending.action.afterTimeMs === undefined) {
+        this.strike()
+      } else {
+        if (ending?.action.afterTimeMs !== undefined) (this.timers ??= new Set()).add(svc.clock.schedule(ending.action.afterTimeMs, () => this.strike()))
+        const unfollow = follow(svc, q, deliver, () => this.close(1000, 'until reached; stream complete'))
+        this.allowance = this.limits.maxBacklog + (this.sink.backlog?.() ?? 0)
+        // The replay may already have closed the socket (a close fault after N messages): cleanup() ran
+        // before the subscription existed, so end it here or it outlives the socket.
+        if (this.closed) unfollow()
+        else this.stop = unfollow
+      }
+    } catch (error) {
+      // Never an exception out of open(): the transport has already switched protocols, so no HTTP answer can follow.
+      svc.journal.record('ws.error', { socket: this.id, client: this.key, message: error instanceof Error ? error.message : String(error) })
+      this.end('server', 1011, 'internal error while opening the events stream; see the journal (ws.error)')
+    }
+  }
+
+  deliver(e: ServiceEvent) {
+    if (this.closed) return
+    this.sink.send(e.frame(this.format))
+    this.sent++
+    this.svc.deliveries.sent(this.key, this.id, e)
+    const ending = this.ending
+    if (ending && ending.action.afterMessages > 0 && this.sent >= ending.action.afterMessages) this.strike()
+    // A client that stopped reading: close it before its backlog grows the server's memory without bound.
+    else if (this.sink.backlog !== undefined && this.sink.backlog() > this.allowance) this.overflow()
+  }
+
+  overflow() {
+    const limits = this.limits
+    this.svc.journal.record('ws.backlog', { socket: this.id, client: this.key, backlog: this.sink.backlog?.(), limit: limits.maxBacklog, sent: this.sent })
+    this.close(BACKLOG_CLOSE_CODE, backlogReason(limits.maxBacklog))
+  }
+
+  strike() {
+    const a = this.ending!.action
+    if (a.kind === 'close') this.close(a.code, a.reason)
+    else this.drop()
+  }
+
+  close(code: number, reason: string) {
+    this.end('server', code, reason)
+  }
+
+  drop() {
+    this.end('drop', 1006, 'dropped with no close frame')
+  }
+
+  cleanup() {
+    this.closed = true
+    this.stop?.()
+    this.maxAge?.cancel()
+    if (this.timers) for (const t of this.timers) t.cancel()
+    this.hub.delete(this)
+  }
+
+  /**
+   * `wire` is the reason the close frame carries when it differs from the one journaled and reported; it is cut to
+   * the 123 bytes a close frame holds (the journal and the report keep the whole reason).
+   */
+  end(how: 'server' | 'drop', code: number, reason: string, wire = reason) {
+    if (this.closed) return
+    this.cleanup()
+    const svc = this.svc
+    svc.journal.record('ws.close', { socket: this.id, client: this.key, by: how, code: how === 'drop' ? 1006 : code, reason, sent: this.sent, openFor: svc.clock.now() - this.openedAt })
+    svc.deliveries.closed(this.key, this.id, how, how === 'drop' ? 1006 : code, reason)
+    if (how === 'drop') this.sink.drop()
+    else this.sink.close(code, clampCloseReason(wire))
+  }
+
+  clientClosed(code: number, reason: string) {
+    if (this.closed) return
+    this.cleanup()
+    const svc = this.svc
+    svc.journal.record('ws.close', { socket: this.id, client: this.key, by: 'client', code, reason, sent: this.sent, openFor: svc.clock.now() - this.openedAt })
+    svc.deliveries.closed(this.key, this.id, 'client', code, reason)
+  }
+
+  tooBig() {
+    // The close frame carries the code alone, as Go's websocket servers (the real service) and ws send it; the
+    // journal and the delivery report say why.
+    this.end('server', 1009, `message too big: this websocket takes no client messages over ${EVENTS_MAX_MESSAGE} bytes`, '')
   }
 }
 

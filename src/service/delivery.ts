@@ -138,7 +138,9 @@ interface Tracked {
   key: string
   /** Order of first appearance (the tracked map is kept in order of activity). */
   order: number
-  filter: CompiledFilter
+  /** The client's filters, compiled when a report is read (the connection's own compiled copy serves delivery). */
+  filters: Filters
+  filter?: CompiledFilter
   /** Whether the client is owed anything yet: its first open, refusal or abandoned attempt. */
   started: boolean
   startMs: number
@@ -153,11 +155,13 @@ interface Tracked {
    */
   sent: number[]
   head: number
-  counts: Map<number, number>
+  /** Made when replays first fold sends into it. */
+  counts?: Map<number, number>
   connections: Recent<Connection>
   /** Open connections by socket id. */
   open: Map<number, Connection>
-  refusals: Recent<DeliveryReport['refusals'][number]>
+  /** Made at the first refusal. */
+  refusals?: Recent<DeliveryReport['refusals'][number]>
   /** Timeline lines with their clock time in ms (`at` is written when a report is read). */
   timeline: Recent<Omit<TimelineEntry, 'at'> & { atMs: number }>
   connected: number
@@ -165,7 +169,7 @@ interface Tracked {
    * Attempts not yet opened, refused or abandoned, by their request's signal: they hold the key, so concurrent
    * anonymous attempts get keys of their own. The value stops listening for the abort.
    */
-  pending: Map<AbortSignal, () => void>
+  pending?: Map<AbortSignal, () => void>
   lastEndMs?: number
   /** The stretch without a connection the client is in (undefined while connected, or before it started). */
   away?: Away
@@ -198,7 +202,16 @@ export interface DeliveryTracker {
   readonly forgottenClients: number
 }
 
+// Connections that send the same filters text share one Filters object (the protocol keeps their compiled filter):
+// its canonical form is worked out once, not sorted and serialised on every connect.
+const canonicalForms = new WeakMap<Filters, string>()
 function canonical(filters: Filters): string {
+  let form = canonicalForms.get(filters)
+  if (form === undefined) canonicalForms.set(filters, (form = canonicalForm(filters)))
+  return form
+}
+
+function canonicalForm(filters: Filters): string {
   const out: Record<string, string[]> = {}
   for (const k of Object.keys(filters).sort()) out[k] = [...(filters[k as keyof Filters] ?? [])].sort()
   return JSON.stringify(out)
@@ -233,7 +246,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     }
     return t
   }
-  const busy = (t: Tracked) => t.connected > 0 || t.pending.size > 0
+  const busy = (t: Tracked) => t.connected > 0 || t.pending !== undefined
   /**
    * Clients that were idle when last touched, in that order (some may have become busy since: those are skipped and
    * dropped when met), so forgetting the one idle the longest never walks past every open client.
@@ -293,10 +306,16 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
   }
   /** Settles the attempt of `signal` (opened or refused), or else the oldest pending one. */
   const settle = (t: Tracked, signal: AbortSignal | undefined) => {
-    const s = signal && t.pending.has(signal) ? signal : t.pending.keys().next().value
-    if (s === undefined) return
-    t.pending.get(s)!()
-    t.pending.delete(s)
+    const pending = t.pending
+    if (!pending) return
+    const s = signal && pending.has(signal) ? signal : pending.keys().next().value!
+    pending.get(s)!()
+    drop(t, s)
+  }
+  /** Ends a pending attempt; an idle client keeps no empty map (thousands of open anonymous clients are idle records). */
+  const drop = (t: Tracked, signal: AbortSignal) => {
+    t.pending!.delete(signal)
+    if (t.pending!.size === 0) t.pending = undefined
   }
   const forgetIdle = (keep: string) => {
     for (const key of idle) {
@@ -327,13 +346,14 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     const live = t.sent.length - t.head
     if (live > 2 * retained + MAINTAIN_EVERY) {
       // More sends than retained events: replays sent events again. Fold them into counts (at most one per retained event).
+      const counts = (t.counts ??= new Map())
       for (let i = t.head; i < t.sent.length; i++) {
         const seq = t.sent[i]
-        if (seq >= oldest) t.counts.set(seq, (t.counts.get(seq) ?? 0) + 1)
+        if (seq >= oldest) counts.set(seq, (counts.get(seq) ?? 0) + 1)
       }
       t.sent = []
       t.head = 0
-      if (t.counts.size > retained + MAINTAIN_EVERY) for (const seq of t.counts.keys()) if (seq < oldest) t.counts.delete(seq)
+      if (counts.size > retained + MAINTAIN_EVERY) for (const seq of counts.keys()) if (seq < oldest) counts.delete(seq)
     } else if (t.head > MAINTAIN_EVERY && t.head * 2 > t.sent.length) {
       t.sent = t.sent.slice(t.head)
       t.head = 0
@@ -352,7 +372,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     // events are left out, so `delivered` never exceeds `expected`.
     const oldestSeq = retained[0]?.seq ?? deps.log.lastSeq + 1
     const times = new Uint32Array(retained.length)
-    for (const [seq, n] of t.counts) if (seq >= oldestSeq) times[seq - oldestSeq] += n
+    if (t.counts) for (const [seq, n] of t.counts) if (seq >= oldestSeq) times[seq - oldestSeq] += n
     for (let i = t.head; i < t.sent.length; i++) {
       const at = t.sent[i] - oldestSeq
       if (at >= 0) times[at]++
@@ -387,7 +407,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     if (t.started) {
       for (const e of retained) {
         if (!(e.seq > startSeq || (startNano !== undefined && e.timeNano >= startNano))) continue
-        if (!t.filter.matches(e)) continue
+        if (!(t.filter ??= compileFilters(t.filters)).matches(e)) continue
         while (xi < excused.length && excused[xi].through < e.seq) xi++
         const x = excused[xi]
         if (x !== undefined && e.seq > x.after && (x.since === undefined || e.timeNano < x.since)) continue
@@ -429,20 +449,17 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
         t = {
           key,
           order: arrivals++,
-          filter: compileFilters(filters),
+          filters,
           started: false,
           startMs: 0,
           startNano: undefined,
           startSeq: 0,
           sent: [],
           head: 0,
-          counts: new Map(),
           connections: new Recent(limits.connections),
           open: new Map(),
-          refusals: new Recent(limits.refusals),
           timeline: new Recent(limits.timeline),
           connected: 0,
-          pending: new Map(),
         }
         tracked.set(key, t)
         idle.add(key)
@@ -452,23 +469,23 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const now = deps.now()
       comeBack(t, now)
       note(t, 'attempt', t.lastEndMs === undefined ? 'first connect' : `reconnect after ${now - t.lastEndMs} ms`)
-      if (!signal || signal.aborted || t.pending.has(signal)) return
+      if (!signal || signal.aborted || t.pending?.has(signal)) return
       const tt = t
       const onAbort = () => {
-        tt.pending.delete(signal)
+        drop(tt, signal)
         // Never answered (a stall), or the client gave up first: the client got no service, as after a refusal.
         unserved(tt, deps.now())
         if (!busy(tt)) touch(tt)
         note(tt, 'abandoned', 'the attempt ended before the handshake was answered')
       }
       signal.addEventListener('abort', onAbort, { once: true })
-      t.pending.set(signal, () => signal.removeEventListener('abort', onAbort))
+      ;(t.pending ??= new Map()).set(signal, () => signal.removeEventListener('abort', onAbort))
     },
     refused(key, status, reason, retryAfter, signal) {
       const t = get(key)
       const now = deps.now()
       settle(t, signal)
-      t.refusals.push({ at: iso(now), status, retryAfter, reason })
+      ;(t.refusals ??= new Recent(limits.refusals)).push({ at: iso(now), status, retryAfter, reason })
       unserved(t, now)
       if (!busy(t)) touch(t)
       note(t, 'refused', `${status}${retryAfter !== undefined ? ` retry-after ${retryAfter}s` : ''}: ${reason}`)
@@ -507,7 +524,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       t.lastEndMs = now
       // Only a close the client asked for with a close frame ends what it is owed; 1006 from the client did not say
       // goodbye. An attempt already under way means it is not away by choice.
-      if (t.connected === 0) leave(t, now, by === 'client' && code !== 1006 && t.pending.size === 0)
+      if (t.connected === 0) leave(t, now, by === 'client' && code !== 1006 && t.pending === undefined)
       if (!busy(t)) touch(t)
       note(t, by === 'drop' ? 'drop' : 'close', `socket ${socket} ${by === 'drop' ? 'dropped (no close frame, 1006)' : `closed by ${by} ${code}${reason ? ` "${reason}"` : ''}`}`)
     },
@@ -518,7 +535,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     summary(client) {
       const t = get(client)
       const r = tally(t)
-      return { client: t.key, expected: r.expected, delivered: r.delivered, missed: r.missed.length, duplicates: r.duplicates.length, connections: t.connections.length, refusals: t.refusals.length }
+      return { client: t.key, expected: r.expected, delivered: r.delivered, missed: r.missed.length, duplicates: r.duplicates.length, connections: t.connections.length, refusals: t.refusals?.length ?? 0 }
     },
     report(client) {
       const t = get(client)
@@ -550,11 +567,11 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
           sent,
           ...(closeMs === undefined ? {} : { closedAt: iso(closeMs), closedBy, code, reason }),
         })),
-        refusals: t.refusals.toArray(),
+        refusals: t.refusals?.toArray() ?? [],
         backoffMs,
         gaps,
         timeline,
-        omitted: { connections: t.connections.omitted, refusals: t.refusals.omitted, timeline: t.timeline.omitted },
+        omitted: { connections: t.connections.omitted, refusals: t.refusals?.omitted ?? 0, timeline: t.timeline.omitted },
       }
     },
   }

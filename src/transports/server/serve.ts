@@ -7,7 +7,7 @@ import { errorResponse, jsonError } from '../../protocol/http'
 import { BodyTooLargeError, EVENTS_MAX_MESSAGE } from '../../protocol/limits'
 import type { Protocol } from '../../protocol/router'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
-import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '../../protocol/types'
+import type { ProtoRequest, ProtoResponse, SocketSession, SocketSink, UpgradeResult } from '../../protocol/types'
 
 // getBuiltinModule avoids the cost of a static ESM import of node:http at start-up.
 const http = process.getBuiltinModule('node:http') as typeof Http
@@ -40,13 +40,67 @@ const CLIENT_GONE = Object.freeze({ name: 'AbortError', message: 'the client wen
  */
 function abortOnClose(socket: Duplex): AbortController {
   const controller = new AbortController()
-  socket.once('close', () => controller.abort(CLIENT_GONE))
+  // `on`, not `once` (a socket closes once): once() wraps the listener in a closure and a state object per connection.
+  socket.on('close', () => controller.abort(CLIENT_GONE))
   return controller
 }
 
 /** A socket's error listener that closes over nothing (a closure made in onUpgrade would keep its request alive). */
 function destroyOnError(this: Duplex) {
   this.destroy()
+}
+
+/**
+ * The protocol's side of one server websocket. A class rather than an object of closures: an idle socket costs one
+ * small object, not four closures and their scope.
+ */
+class WsSink implements SocketSink {
+  constructor(private readonly ws: WebSocket) {}
+  send(text: string) {
+    const ws = this.ws
+    if (ws.readyState === ws.OPEN) ws.send(encodeOnce(text), { binary: false })
+  }
+  close(code: number, reason: string) {
+    const ws = this.ws
+    if (ws.readyState !== ws.OPEN && ws.readyState !== ws.CONNECTING) return
+    ws.close(code, reason)
+    // A client that is not reading cannot take the close frame either: end its TCP connection after a grace period.
+    if (ws.bufferedAmount > 0) {
+      const timer = realSetTimeout(() => ws.terminate(), CLOSE_GRACE_MS)
+      ws.once('close', () => realClearTimeout(timer))
+    }
+  }
+  drop() {
+    this.ws.terminate()
+  }
+  backlog() {
+    return this.ws.bufferedAmount
+  }
+}
+
+/**
+ * Wires an upgraded websocket to its protocol session. Out here, so that the listeners, which live as long as the
+ * connection, keep only the socket, its controller and the session alive, not the upgrade request and its result.
+ */
+function attach(ws: WebSocket, live: Set<WebSocket>, controller: AbortController, open: (sink: SocketSink) => SocketSession) {
+  live.add(ws)
+  let session: SocketSession | undefined
+  ws.on('close', (code, reason) => {
+    live.delete(ws)
+    controller.abort(CLIENT_GONE)
+    session?.clientClosed(code, reason.toString())
+  })
+  ws.on('error', (error: Error & { code?: string }) => {
+    // ws has already sent close 1009 for an oversized frame; the protocol journals it. Anything else ends the socket.
+    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' && session) session.tooBig()
+    else ws.terminate()
+  })
+  try {
+    session = open(new WsSink(ws))
+  } catch {
+    // The protocol never throws here; if it did, the socket is already a websocket: close it as an error.
+    ws.close(1011, 'internal error')
+  }
 }
 
 export interface ServeOptions {
@@ -298,41 +352,8 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     if (socket.destroyed) return
     if (result.kind !== 'accept') return writeRaw(socket, result.response)
     upgraded.add(socket)
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      live.add(ws)
-      let session: SocketSession | undefined
-      ws.on('close', (code, reason) => {
-        live.delete(ws)
-        controller.abort(CLIENT_GONE)
-        session?.clientClosed(code, reason.toString())
-      })
-      ws.on('error', (error: Error & { code?: string }) => {
-        // ws has already sent close 1009 for an oversized frame; the protocol journals it. Anything else ends the socket.
-        if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' && session) session.tooBig()
-        else ws.terminate()
-      })
-      try {
-        session = result.open({
-          send: (text) => {
-            if (ws.readyState === ws.OPEN) ws.send(encodeOnce(text), { binary: false })
-          },
-          close: (code, reason) => {
-            if (ws.readyState !== ws.OPEN && ws.readyState !== ws.CONNECTING) return
-            ws.close(code, reason)
-            // A client that is not reading cannot take the close frame either: end its TCP connection after a grace period.
-            if (ws.bufferedAmount > 0) {
-              const timer = realSetTimeout(() => ws.terminate(), CLOSE_GRACE_MS)
-              ws.once('close', () => realClearTimeout(timer))
-            }
-          },
-          drop: () => ws.terminate(),
-          backlog: () => ws.bufferedAmount,
-        })
-      } catch {
-        // The protocol never throws here; if it did, the socket is already a websocket: close it as an error.
-        ws.close(1011, 'internal error')
-      }
-    })
+    const open = result.open
+    wss.handleUpgrade(req, socket, head, (ws) => attach(ws, live, controller, open))
   }
 
   let server: Http.Server | Https.Server

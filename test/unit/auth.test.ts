@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createDockside, decodeRegistryAuth } from '../../src/index'
-import { authorize, maskAuth } from '../../src/service/auth'
+import { authConfigFrom, authorize, maskAuth } from '../../src/service/auth'
 import { formatEntry } from '../../src/cli/format'
 
 // A password whose base64 holds '+' and '/' in the standard alphabet (and '-' and '_' in the URL one).
@@ -52,15 +52,22 @@ describe('decodeRegistryAuth', () => {
     expect(decodeRegistryAuth(header)).toEqual({ registrytoken: 'tok', identitytoken: 'id' })
   })
 
+  // The exact reasons (the journal and the 400 show them): 'not base64' must not pass for 'not base64-encoded JSON'.
   it.each([
-    ['not base64 at all', '!!!not base64!!!', /not base64/],
-    ['base64 of text that is not JSON', Buffer.from('hello').toString('base64'), /not base64-encoded JSON/],
-    ['base64 of a JSON array', Buffer.from('[1]').toString('base64'), /not a JSON object/],
-    ['base64 of JSON null', Buffer.from('null').toString('base64'), /not a JSON object/],
+    ['not base64 at all', '!!!not base64!!!', 'X-Registry-Auth is not base64'],
+    ['base64 with spaces inside (atob would skip them; Go\'s decoder refuses them)', `${url.slice(0, 8)}    ${url.slice(8)}`, 'X-Registry-Auth is not base64'],
+    ['padding in the middle', `${url.slice(0, 8)}=${url.slice(8)}`, 'X-Registry-Auth is not base64'],
+    ['base64 of text that is not JSON', Buffer.from('hello').toString('base64'), 'X-Registry-Auth is not base64-encoded JSON'],
+    ['base64 of a JSON array', Buffer.from('[1]').toString('base64'), 'X-Registry-Auth is not a JSON object'],
+    ['base64 of JSON null', Buffer.from('null').toString('base64'), 'X-Registry-Auth is not a JSON object'],
   ])('reports %s as invalid', (_what, header, reason) => {
-    const out = decodeRegistryAuth(header)
-    expect(out).toHaveProperty('invalid')
-    expect((out as { invalid: string }).invalid).toMatch(reason)
+    expect(decodeRegistryAuth(header)).toEqual({ invalid: reason })
+  })
+
+  it('authConfigFrom names what it read: the caller\'s words, or "The AuthConfig"', () => {
+    expect(authConfigFrom([1])).toEqual({ invalid: 'The AuthConfig is not a JSON object' })
+    expect(authConfigFrom('x', 'The POST /auth body')).toEqual({ invalid: 'The POST /auth body is not a JSON object' })
+    expect(authConfigFrom({ Username: 'dave', PASSWORD: 'pw' })).toEqual({ username: 'dave', password: 'pw' })
   })
 })
 

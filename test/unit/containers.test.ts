@@ -36,6 +36,8 @@ it('refusals, word for word; nothing is created', async () => {
   fake.containers.create({ name: 'web', image: 'nginx' })
   expect(() => fake.containers.create({ image: '' })).toThrow('A container needs an "image" (a non-empty string).')
   expect(() => fake.containers.create(undefined as never)).toThrow('A container needs an "image" (a non-empty string).')
+  expect(() => fake.containers.create({} as never)).toThrow('A container needs an "image" (a non-empty string).')
+  expect(() => fake.containers.create({ image: 5 } as never)).toThrow('A container needs an "image" (a non-empty string).')
   expect(() => fake.containers.create({ name: '-x', image: 'a' })).toThrow('Invalid container name "-x": allowed characters are [a-zA-Z0-9][a-zA-Z0-9_.-].')
   expect(() => fake.containers.create({ name: 'web', image: 'a' })).toThrow('A container named "web" already exists. Remove it first or choose another name.')
   expect(() => fake.containers.create({ name: 'l', image: 'a', labels: { a: 1 as never } })).toThrow('Label "a" must have a string value, got 1.')
@@ -62,6 +64,9 @@ it('lookups: name, /name, full id, a unique id prefix; an ambiguous or empty pre
   while (a.id[common] === b.id[common]) common++
   expect(fake.containers.find(a.id.slice(0, common))).toBeUndefined()
   expect(() => fake.containers.get('zzz')).toThrow('No such container: zzz. Known containers: a, b.')
+  // Only a leading slash is dropped: one inside is part of the reference.
+  expect(fake.containers.find('/a')).toBe(a)
+  expect(fake.containers.find('a/')).toBeUndefined()
   // Removing a running container stops it first (a stop event).
   a.start()
   a.remove()
@@ -70,4 +75,17 @@ it('lookups: name, /name, full id, a unique id prefix; an ambiguous or empty pre
   expect(() => fake.containers.get('b')).toThrow('No such container: b. Known containers: (none).')
   // A name is drawn from the seed when none is given.
   expect(fake.containers.create({ image: 'x' }).name).toMatch(/^[a-z]+_[a-z]+$/)
+})
+
+it('prefixes: a prefix two ids share finds nothing, one id\'s finds it, the empty one never (even for a lone container)', async () => {
+  await using fake = createDockside()
+  const lone = fake.containers.create({ name: 'lone', image: 'x' })
+  expect(fake.containers.find('')).toBeUndefined()
+  expect(fake.containers.find(lone.id.slice(0, 1))).toBe(lone)
+  // 17 ids over 16 hex digits: two share a first digit (the seed makes it the same two every run).
+  const all = [lone, ...Array.from({ length: 16 }, (_, i) => fake.containers.create({ name: `c${i}`, image: 'x' }))]
+  const shared = all.map((c) => c.id[0]).find((d, i, ds) => ds.indexOf(d) !== i)!
+  expect(all.filter((c) => c.id.startsWith(shared)).length).toBeGreaterThan(1)
+  expect(fake.containers.find(shared)).toBeUndefined()
+  expect(() => fake.containers.get(shared)).toThrow(`No such container: ${shared}. Known containers: lone, c0,`)
 })

@@ -140,6 +140,7 @@ describe('validation: every boundary, with the message the library, scenarios an
     expect(problem({ on: 'events', latency: { perEvent: 5 } })).toBe('ok')
     expect(problem({ on: 'events', close: { code: 1005 } })).toBe('close.code: must be a close code a server may send: 1000-1003, 1007-1014 or 3000-4999 (got 1005)')
     expect(problem({ on: 'events', close: { code: '4000' } })).toBe('close.code: must be an integer close code: 1000-1003, 1007-1014 or 3000-4999')
+    expect(problem({ on: 'events', close: { code: 4000.5 } })).toBe('close.code: must be an integer close code: 1000-1003, 1007-1014 or 3000-4999')
     expect(problem({ on: 'events', close: { code: 4000, reason: 7 } })).toBe('close.reason: must be a string of at most 123 bytes')
     expect(problem({ on: 'events', close: { code: 4000, reason: 'ok' } })).toBe('ok')
     // `refuse` wins the action name even when `reply` (its status) comes first.
@@ -220,6 +221,7 @@ describe('every match field', () => {
     ['client', { client: 'a' }, { client: 'a' }, true],
     ['client other', { client: 'a' }, { client: 'b' }, false],
     ['client, none known', { client: 'a' }, {}, false],
+    ['client on a push: the pushed image does not get in the way', { client: 'ci' }, { route: '/images/app/push', image: 'app:1', client: 'ci' }, true],
     ['container named by the filter', { container: 'web' }, { filters: { container: ['db', 'web'] } }, true],
     ['container not named', { container: 'web' }, { filters: { container: ['db'] } }, false],
     ['container: a push never matches', { container: 'web' }, { image: 'app:1' }, false],

@@ -35,8 +35,12 @@ describe('refusals, word for word', () => {
     expect(refusal(long)).toBe(`Invalid filter "label": a list must hold only strings, got ${JSON.stringify(['x'.repeat(300), 5]).slice(0, 200)}....`)
     const notJson = 'y'.repeat(300)
     expect(refusal(notJson)).toBe(`Invalid filters: ${JSON.stringify('y'.repeat(200))} is not valid JSON. Expected an object like {"event":{"start":true},"label":["app=web"]}.`)
-    const deep = `{"label":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}`
-    expect(refusal(deep)).toMatch(/^Invalid filter "label": an object must map values to true or false, got /)
+    const deep = `{"label":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`
+    expect(refusal(deep)).toBe('Invalid filter "label": an object must map values to true or false, got (a value nested too deeply to show).')
+    // Exactly 200 characters are shown whole, without the ellipsis.
+    const list = ['z'.repeat(194), 5]
+    expect(JSON.stringify(list)).toHaveLength(200)
+    expect(refusal(JSON.stringify({ label: list }))).toBe(`Invalid filter "label": a list must hold only strings, got ${JSON.stringify(list)}.`)
   })
 
   it("Docker's /events takes its other names, and refuses others listing them all", () => {
@@ -65,6 +69,7 @@ describe("Docker's other filter names on GET /events", () => {
     ['network by id prefix', '{"network":["abc"]}', true, undefined],
     ['network by name prefix', '{"network":["we"]}', true, undefined],
     ['network other', '{"network":["db"]}', false, undefined],
+    ['network: any one of the values (values OR)', '{"network":["db","we"]}', true, undefined],
     ['daemon other', '{"daemon":["x"]}', false, undefined],
     ['config, secret, service, node, plugin, volume by name', '{"config":["web"],"secret":["web"],"service":["web"],"node":["web"],"plugin":["web"],"volume":["web"]}', true, undefined],
     ['type none with an event: none, no kind', '{"type":["network"],"event":["start"]}', false, []],
@@ -79,7 +84,16 @@ describe("Docker's other filter names on GET /events", () => {
 
   it('container: a leading slash names the container as Docker lists it', () => {
     expect(compileFilters({ container: ['/web'] }).matches(web)).toBe(true)
+    // Only a leading slash: one inside is part of the value.
+    expect(compileFilters({ container: ['we/b'] }).matches(web)).toBe(false)
     expect(compileFilters({ container: ['/we'] }).matches(web)).toBe(false)
     expect(compileFilters({ label: [] }).matches(web)).toBe(false)
   })
+})
+
+it('label: the key ends at the first "=" (an empty key included), as in Docker', () => {
+  const subject = { ...web, labels: { '': 'x', 'a=b': 'c' } }
+  expect(compileFilters({ label: ['=x'] }).matches(subject)).toBe(true)
+  expect(compileFilters({ label: ['=y'] }).matches(subject)).toBe(false)
+  expect(compileFilters({ label: ['a=b=c'] }).matches(subject)).toBe(false)
 })

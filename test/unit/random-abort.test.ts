@@ -23,23 +23,27 @@ it('the same seed gives the same sequence; values have their documented shapes a
 it('untilAborted resolves on the first abort (or at once), and leaves no listener behind', async () => {
   const a = new AbortController()
   const b = new AbortController()
-  const listeners = new Map<AbortSignal, number>()
+  // The listeners each signal really holds: a removal only counts when its type and function match one added.
+  const listeners = new Map<AbortSignal, Set<string>>()
+  const ids = new Map<unknown, number>()
+  const key = (type: string, fn: unknown) => `${type}#${ids.get(fn) ?? ids.set(fn, ids.size).get(fn)}`
   for (const s of [a.signal, b.signal]) {
-    listeners.set(s, 0)
+    listeners.set(s, new Set())
     const add = s.addEventListener.bind(s)
     const remove = s.removeEventListener.bind(s)
-    s.addEventListener = ((...args: Parameters<typeof add>) => (listeners.set(s, listeners.get(s)! + 1), add(...args))) as typeof add
-    s.removeEventListener = ((...args: Parameters<typeof remove>) => (listeners.set(s, listeners.get(s)! - 1), remove(...args))) as typeof remove
+    s.addEventListener = ((...args: Parameters<typeof add>) => (listeners.get(s)!.add(key(args[0], args[1])), add(...args))) as typeof add
+    s.removeEventListener = ((...args: Parameters<typeof remove>) => (listeners.get(s)!.delete(key(args[0], args[1])), remove(...args))) as typeof remove
   }
   let done = false
   const p = untilAborted(a.signal, b.signal).then(() => (done = true))
   await Promise.resolve()
   expect(done).toBe(false)
-  expect([...listeners.values()]).toEqual([1, 1])
+  expect([...listeners.values()].map((l) => [...l])).toEqual([['abort#0'], ['abort#0']])
   b.abort()
   await p
   expect(done).toBe(true)
-  expect([...listeners.values()]).toEqual([0, 0])
+  // `a` lives on (the fake's lifetime): the listener on it is gone, not left to fire later.
+  expect([...listeners.values()].map((l) => l.size)).toEqual([0, 0])
   // Already aborted: at once, no listener added.
   await untilAborted(new AbortController().signal, AbortSignal.abort())
 })

@@ -136,7 +136,7 @@ export function docksideHandlers(fake: Dockside, options: DocksideHandlersOption
   const unknown = Object.keys(options).find((k) => !OPTION_NAMES.includes(k))
   if (unknown !== undefined) throw new TypeError(`docksideHandlers options: unknown option "${unknown}"; allowed: ${OPTION_NAMES.join(', ')}.`)
   // The same addresses and defaults as the in-process hook (one rule: registry.ts).
-  const { region, origin, wsOrigin } = serviceOrigins(options)
+  const { origin, wsOrigin } = serviceOrigins(options)
   const protocol = fake.protocol
   const servedHttp = servedAt(origin)
   const servedWs = servedAt(wsOrigin)

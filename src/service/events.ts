@@ -46,20 +46,31 @@ function sampleFloat(n: number): string {
  * labels object: a container keeps its labels object for life, so its events reuse one string instead of copying,
  * sorting and serialising the attributes per event. Bounded per labels object (a shared one is cleared when full).
  */
-const heads = new WeakMap<object, Map<string, string>>()
+const heads = new WeakMap<object, Head[]>()
 const HEADS_PER_LABELS = 64
 
+/** A cached head and the fields it was built from (compared one by one: no key string is built per event). */
+interface Head {
+  readonly action: string
+  readonly id: string
+  readonly name: string
+  readonly image: string
+  readonly instanceType: string
+  readonly exitCode: number
+  readonly text: string
+}
+
 function headOf(input: EventInput): string {
-  let byKey = heads.get(input.labels)
-  if (!byKey) heads.set(input.labels, (byKey = new Map()))
-  const key = `${input.action}\u0000${input.id}\u0000${input.name}\u0000${input.image}\u0000${input.instanceType}\u0000${input.exitCode}`
-  let head = byKey.get(key)
-  if (head === undefined) {
-    if (byKey.size >= HEADS_PER_LABELS) byKey.clear()
-    head = `{"status":${JSON.stringify(input.action)},"id":${JSON.stringify(input.id)},"from":${JSON.stringify(input.image)},"Type":"container","Action":${JSON.stringify(input.action)},"Actor":{"ID":${JSON.stringify(input.id)},"Attributes":${JSON.stringify(attributesOf(input))}}`
-    byKey.set(key, head)
+  let kept = heads.get(input.labels)
+  if (!kept) heads.set(input.labels, (kept = []))
+  for (let i = 0; i < kept.length; i++) {
+    const h = kept[i]
+    if (h.action === input.action && h.id === input.id && h.exitCode === input.exitCode && h.name === input.name && h.image === input.image && h.instanceType === input.instanceType) return h.text
   }
-  return head
+  if (kept.length >= HEADS_PER_LABELS) kept.length = 0
+  const text = `{"status":${JSON.stringify(input.action)},"id":${JSON.stringify(input.id)},"from":${JSON.stringify(input.image)},"Type":"container","Action":${JSON.stringify(input.action)},"Actor":{"ID":${JSON.stringify(input.id)},"Attributes":${JSON.stringify(attributesOf(input))}}`
+  kept.push({ action: input.action, id: input.id, name: input.name, image: input.image, instanceType: input.instanceType, exitCode: input.exitCode, text })
+  return text
 }
 
 /** Actor attributes, keys sorted as Go writes a map. */
@@ -75,24 +86,35 @@ function attributesOf(input: EventInput): Record<string, string> {
 }
 
 /**
- * An event: the clock time is kept as whole milliseconds plus nanoseconds within them, so that making and framing
- * an event needs no BigInt arithmetic; `timeNano` and `attributes` are built on first read.
+ * The last frame and the last line built, with the event and format they belong to. Every subscriber of an event takes
+ * its frame in the same turn, so one slot each serves them all; events in the log keep no strings of their own (10,000
+ * retained frames were most of what the collector had to promote and trace).
  */
-class Event implements ServiceEvent {
+let frameEvent: Event | undefined
+let frameFormat: TimeFormat | undefined
+let frameText = ''
+let lineEvent: Event | undefined
+let lineFormat: TimeFormat | undefined
+let lineText = ''
+
+/**
+ * An event: the clock time is kept as whole milliseconds plus nanoseconds within them, so that making and framing
+ * an event needs no BigInt arithmetic; `timeNano` and `attributes` are built on first read. It keeps the fields of its
+ * input, not the input object, and no serialised text (see {@link frameText}).
+ */
+class Event implements ServiceEvent, EventInput {
   #timeNano: bigint | undefined
   #attributes: Readonly<Record<string, string>> | undefined
-  #frame: string | undefined
-  #line: string | undefined
-  #floatFrame: string | undefined
-  #floatLine: string | undefined
   readonly id: string
   readonly name: string
   readonly image: string
-  readonly labels: Readonly<Record<string, string>>
+  readonly labels: Record<string, string>
   readonly action: EventKind
+  readonly instanceType: string
+  readonly exitCode: number
   constructor(
     readonly seq: number,
-    private readonly input: EventInput,
+    input: EventInput,
     readonly timeMs: number,
     /** Whole epoch milliseconds of `timeNano`, and the nanoseconds within that millisecond (0 to 999,999). */
     private readonly wholeMs: number,
@@ -103,12 +125,14 @@ class Event implements ServiceEvent {
     this.image = input.image
     this.labels = input.labels
     this.action = input.action
+    this.instanceType = input.instanceType
+    this.exitCode = input.exitCode
   }
   get timeNano(): bigint {
     return (this.#timeNano ??= BigInt(this.wholeMs) * 1_000_000n + BigInt(this.subNs))
   }
   get attributes() {
-    return (this.#attributes ??= attributesOf(this.input))
+    return (this.#attributes ??= attributesOf(this))
   }
   /** `"time":...,"timeNano":...}`, the tail of a frame or line. */
   #tail(format: TimeFormat): string {
@@ -118,14 +142,22 @@ class Event implements ServiceEvent {
     if (format === 'float') return `"time":${sampleFloat(sec)},"timeNano":${sampleFloat(Number(this.timeNano))}}`
     return `"time":${sec},"timeNano":${positive ? `${this.wholeMs}${String(this.subNs).padStart(6, '0')}` : this.timeNano.toString()}}`
   }
-  // Called once per delivery: a cached string per format.
+  // Called once per delivery: built once per event and format (the last one is kept).
   frame(format: TimeFormat): string {
-    if (format === 'float') return (this.#floatFrame ??= `${headOf(this.input)},${this.#tail(format)}`)
-    return (this.#frame ??= `${headOf(this.input)},${this.#tail(format)}`)
+    if (frameEvent !== this || frameFormat !== format) {
+      frameText = `${headOf(this)},${this.#tail(format)}`
+      frameEvent = this
+      frameFormat = format
+    }
+    return frameText
   }
   dockerLine(format: TimeFormat): string {
-    if (format === 'float') return (this.#floatLine ??= `${headOf(this.input)},"scope":"local",${this.#tail(format)}\n`)
-    return (this.#line ??= `${headOf(this.input)},"scope":"local",${this.#tail(format)}\n`)
+    if (lineEvent !== this || lineFormat !== format) {
+      lineText = `${headOf(this)},"scope":"local",${this.#tail(format)}\n`
+      lineEvent = this
+      lineFormat = format
+    }
+    return lineText
   }
 }
 
@@ -280,7 +312,15 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       // delivery do not disturb iteration.
       const to = (targets[input.action] ??= [...any, ...byKind[input.action]])
       if (byContainer.size === 0) {
-        for (let i = 0; i < to.length; i++) if (to[i].filter.matches(event)) to[i].deliver(event)
+        // Subscribers that share a compiled filter (clients sending the same `filters` text) and follow one another
+        // take the first one's answer: one check per filter, not per subscriber.
+        let last: CompiledFilter | undefined
+        let ok = false
+        for (let i = 0; i < to.length; i++) {
+          const s = to[i]
+          if (s.filter !== last) ok = (last = s.filter).matches(event)
+          if (ok) s.deliver(event)
+        }
         return event
       }
       const found = candidates(event)

@@ -90,17 +90,12 @@ function attributesOf(input: EventInput): Record<string, string> {
  * its frame in the same turn, so one slot each serves them all; events in the log keep no strings of their own (10,000
  * retained frames were most of what the collector had to promote and trace).
  */
-let frameEvent: Event | undefined
-let frameFormat: TimeFormat | undefined
-let frameText = ''
-let lineEvent: Event | undefined
-let lineFormat: TimeFormat | undefined
-let lineText = ''
+const built: { frameEvent?: Event; frameFormat?: TimeFormat; frameText: string; lineEvent?: Event; lineFormat?: TimeFormat; lineText: string } = { frameText: '', lineText: '' }
 
 /**
  * An event: the clock time is kept as whole milliseconds plus nanoseconds within them, so that making and framing
  * an event needs no BigInt arithmetic; `timeNano` and `attributes` are built on first read. It keeps the fields of its
- * input, not the input object, and no serialised text (see {@link frameText}).
+ * input, not the input object, and no serialised text (see {@link built}).
  */
 class Event implements ServiceEvent, EventInput {
   #timeNano: bigint | undefined
@@ -144,20 +139,20 @@ class Event implements ServiceEvent, EventInput {
   }
   // Called once per delivery: built once per event and format (the last one is kept).
   frame(format: TimeFormat): string {
-    if (frameEvent !== this || frameFormat !== format) {
-      frameText = `${headOf(this)},${this.#tail(format)}`
-      frameEvent = this
-      frameFormat = format
+    if (built.frameEvent !== this || built.frameFormat !== format) {
+      built.frameText = `${headOf(this)},${this.#tail(format)}`
+      built.frameEvent = this
+      built.frameFormat = format
     }
-    return frameText
+    return built.frameText
   }
   dockerLine(format: TimeFormat): string {
-    if (lineEvent !== this || lineFormat !== format) {
-      lineText = `${headOf(this)},"scope":"local",${this.#tail(format)}\n`
-      lineEvent = this
-      lineFormat = format
+    if (built.lineEvent !== this || built.lineFormat !== format) {
+      built.lineText = `${headOf(this)},"scope":"local",${this.#tail(format)}\n`
+      built.lineEvent = this
+      built.lineFormat = format
     }
-    return lineText
+    return built.lineText
   }
 }
 

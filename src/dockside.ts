@@ -8,7 +8,7 @@ import { createProtocol, type Protocol } from './protocol/router'
 import type { OverrideHandle, OverrideHandler, OverrideOptions, OverrideReply, Overrides } from './protocol/overrides'
 import type { RequestLog, RequestPattern } from './protocol/requests'
 import { createFleet, type Fleet, type FleetOptions } from './fleet'
-import { hostTimers, wallNow } from './runtime/host-timers'
+import { hostTimers } from './runtime/host-timers'
 import { applyScenario, applyScenarioAtRuntime } from './scenario/apply'
 import { validateScenario, validateScenarioSync } from './scenario/load'
 import { checkSchema } from './scenario/schema'
@@ -192,8 +192,8 @@ function buildOptions(options: DocksideOptions): ServiceOptions {
   const scenarioClock = typeof s.clock === 'string' ? { mode: s.clock } : s.clock
   const optClock = typeof options.clock === 'string' ? { mode: options.clock } : options.clock
   const clock = { ...scenarioClock, ...optClock }
-  // `real` starts at the wall time unless a start is given; virtual and auto start at a fixed date.
-  if (clock.mode === 'real' && clock.start === undefined) clock.start = wallNow()
+  // `real` starts at the wall time unless a start is given (the clock reads it from its host when it is made);
+  // virtual and auto start at a fixed date.
   return {
     seed: options.seed ?? s.seed,
     clock,

@@ -11,6 +11,7 @@ export const globalTimers: HostTimers = {
   cancel: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
   // setImmediate is faked by vitest too; a faked one runs on the next tick of the fake clock.
   immediate: (fn) => globalThis.setImmediate(fn),
+  wall: () => Date.now(),
 }
 
 /**

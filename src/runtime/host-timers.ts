@@ -12,7 +12,7 @@ const realQueueMicrotask = globalThis.queueMicrotask
 // Browsers have no process: a microtask stands in for nextTick there.
 const realNextTick: (fn: () => void) => void = globalThis.process?.nextTick?.bind(globalThis.process) ?? realQueueMicrotask
 const perfNow = globalThis.performance.now.bind(globalThis.performance)
-const dateNow = Date.now
+const timeOrigin = globalThis.performance.timeOrigin
 
 /** The host's real timers, as captured when dockside was imported. */
 export const hostTimers: HostTimers = {
@@ -24,6 +24,7 @@ export const hostTimers: HostTimers = {
   },
   cancel: (handle) => realClearTimeout(handle as ReturnType<typeof setTimeout>),
   immediate: (fn) => realSetImmediate(fn),
+  wall: () => wallNow(),
 }
 
 /** The real `setTimeout`, for transports that must not wait on a user's fake timers. */
@@ -35,5 +36,9 @@ export const hostQueueMicrotask: typeof queueMicrotask = realQueueMicrotask
 /** The real `process.nextTick` (jest's fake timers replace it). */
 export const hostNextTick: (fn: () => void) => void = (fn) => realNextTick(fn)
 
-/** Real wall-clock epoch milliseconds, for the `real` clock's starting point. */
-export const wallNow = () => dateNow()
+/**
+ * Real wall-clock epoch milliseconds with sub-millisecond precision, for the `real` clock's starting point: events'
+ * `timeNano` then carries the wall time of the moment they happen, as a daemon's does, not a time up to 1 ms earlier
+ * (`Date.now()` truncates to the millisecond).
+ */
+export const wallNow = () => timeOrigin + perfNow()

@@ -15,6 +15,8 @@ export interface HostTimers {
   cancel(handle: unknown): void
   /** Runs `fn` once pending I/O callbacks have run (node's `setImmediate`). */
   immediate(fn: () => void): unknown
+  /** Wall-clock epoch milliseconds (sub-millisecond): where a `real` clock without a `start` starts. */
+  wall?(): number
 }
 
 export interface ClockOptions {
@@ -162,10 +164,13 @@ export function createClock(options: ClockOptions = {}): Clock {
   let speed = options.speed ?? 1
   if (!(speed > 0)) throw new RangeError(`Invalid clock speed ${speed}: expected a number above 0.`)
   const loopLimit = options.loopLimit ?? 10_000
-  const startedAt = typeof options.start === 'string' ? Date.parse(options.start) : (options.start ?? DEFAULT_START)
-  if (!Number.isFinite(startedAt)) throw new RangeError(`Invalid clock start "${options.start}": expected epoch milliseconds or an ISO date.`)
   const host = options.host
   if (mode !== 'virtual' && !host) throw new Error(`The "${mode}" clock needs host timers.`)
+  // A real clock without a start starts at the wall time of this moment, read next to its host base below: its times
+  // are the wall clock's, not behind it by however long the fake took to build before the clock.
+  const startedAt =
+    typeof options.start === 'string' ? Date.parse(options.start) : (options.start ?? (mode === 'real' && host?.wall ? host.wall() : DEFAULT_START))
+  if (!Number.isFinite(startedAt)) throw new RangeError(`Invalid clock start "${options.start}": expected epoch milliseconds or an ISO date.`)
 
   const queue: Timer[] = []
   let seq = 0

@@ -11,7 +11,8 @@ export const globalTimers: HostTimers = {
   cancel: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
   // setImmediate is faked by vitest too; a faked one runs on the next tick of the fake clock.
   immediate: (fn) => globalThis.setImmediate(fn),
-  wall: () => Date.now(),
+  // now() is Date.now(): the wall time itself.
+  wallOrigin: 0,
 }
 
 /**

@@ -12,6 +12,7 @@ const realQueueMicrotask = globalThis.queueMicrotask
 // Browsers have no process: a microtask stands in for nextTick there.
 const realNextTick: (fn: () => void) => void = globalThis.process?.nextTick?.bind(globalThis.process) ?? realQueueMicrotask
 const perfNow = globalThis.performance.now.bind(globalThis.performance)
+// performance.now() counts from timeOrigin (epoch ms): the real clock's sub-millisecond wall time (clock.ts).
 const timeOrigin = globalThis.performance.timeOrigin
 
 /** The host's real timers, as captured when dockside was imported. */
@@ -24,7 +25,7 @@ export const hostTimers: HostTimers = {
   },
   cancel: (handle) => realClearTimeout(handle as ReturnType<typeof setTimeout>),
   immediate: (fn) => realSetImmediate(fn),
-  wall: () => wallNow(),
+  wallOrigin: timeOrigin,
 }
 
 /** The real `setTimeout`, for transports that must not wait on a user's fake timers. */
@@ -35,10 +36,3 @@ export const hostSetImmediate: (fn: () => void) => unknown = realSetImmediate
 export const hostQueueMicrotask: typeof queueMicrotask = realQueueMicrotask
 /** The real `process.nextTick` (jest's fake timers replace it). */
 export const hostNextTick: (fn: () => void) => void = (fn) => realNextTick(fn)
-
-/**
- * Real wall-clock epoch milliseconds with sub-millisecond precision, for the `real` clock's starting point: events'
- * `timeNano` then carries the wall time of the moment they happen, as a daemon's does, not a time up to 1 ms earlier
- * (`Date.now()` truncates to the millisecond).
- */
-export const wallNow = () => timeOrigin + perfNow()

@@ -15,8 +15,11 @@ export interface HostTimers {
   cancel(handle: unknown): void
   /** Runs `fn` once pending I/O callbacks have run (node's `setImmediate`). */
   immediate(fn: () => void): unknown
-  /** Wall-clock epoch milliseconds (sub-millisecond): where a `real` clock without a `start` starts. */
-  wall?(): number
+  /**
+   * The wall-clock epoch milliseconds at which `now()` read 0, when `now()` runs with the wall clock: `now() +
+   * wallOrigin` is the wall time. A `real` clock without a `start` starts there (the same reading as its host base).
+   */
+  readonly wallOrigin?: number
 }
 
 export interface ClockOptions {
@@ -166,16 +169,18 @@ export function createClock(options: ClockOptions = {}): Clock {
   const loopLimit = options.loopLimit ?? 10_000
   const host = options.host
   if (mode !== 'virtual' && !host) throw new Error(`The "${mode}" clock needs host timers.`)
-  // A real clock without a start starts at the wall time of this moment, read next to its host base below: its times
+  // A real clock without a start starts at the wall time of this moment, the very reading of its host base: its times
   // are the wall clock's, not behind it by however long the fake took to build before the clock.
+  const hostBase = host ? host.now() : 0
   const startedAt =
-    typeof options.start === 'string' ? Date.parse(options.start) : (options.start ?? (mode === 'real' && host?.wall ? host.wall() : DEFAULT_START))
+    typeof options.start === 'string'
+      ? Date.parse(options.start)
+      : (options.start ?? (mode === 'real' && host?.wallOrigin !== undefined ? host.wallOrigin + hostBase : DEFAULT_START))
   if (!Number.isFinite(startedAt)) throw new RangeError(`Invalid clock start "${options.start}": expected epoch milliseconds or an ISO date.`)
 
   const queue: Timer[] = []
   let seq = 0
   let current = startedAt
-  const hostBase = host ? host.now() : 0
   let skipped = 0
   let hostHandle: unknown
   let hostDue = Infinity

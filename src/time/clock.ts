@@ -64,14 +64,28 @@ export interface TimerHandle {
  */
 export type TimerKind = 'wait' | 'background'
 
-interface Timer {
-  at: number
-  seq: number
-  kind: TimerKind
-  fn: () => void
-  cancelled: boolean
+/**
+ * A scheduled callback, and its own handle: `cancel()` is a method (a thousand open sockets with a maximum-age timer
+ * each keep a thousand of these, not a closure and its scope each). Cancelling only marks it: the queue drops it when
+ * it reaches the head, or compacts once cancelled timers are most of it, so a cancel costs O(1), not a scan of every
+ * pending timer (each closing socket cancels its maximum-age timer).
+ */
+class Timer implements TimerHandle {
+  cancelled = false
+  /** In the queue (not yet fired, dropped or compacted away). */
+  queued = false
   /** Set on a timer scheduled with no delay while another fired: the chain both belong to. */
-  chain?: Chain
+  chain?: Chain = undefined
+  constructor(
+    readonly at: number,
+    readonly seq: number,
+    readonly kind: TimerKind,
+    readonly fn: () => void,
+    private readonly owner: { cancel(t: Timer): void },
+  ) {}
+  cancel() {
+    this.owner.cancel(this)
+  }
 }
 
 /** Timers that scheduled one another with no delay, counted for the host-driven clock's loop limit. */
@@ -232,12 +246,41 @@ export function createClock(options: ClockOptions = {}): Clock {
       else hi = mid
     }
     queue.splice(lo, 0, t)
+    t.queued = true
+  }
+  /** Cancelled timers still in the queue. */
+  let cancelledQueued = 0
+  /** Drops cancelled timers from the head of the queue. */
+  const dropCancelledHead = () => {
+    while (queue.length && queue[0].cancelled) {
+      queue.shift()!.queued = false
+      cancelledQueued--
+    }
+  }
+  const owner = {
+    cancel(t: Timer) {
+      if (t.cancelled) return
+      t.cancelled = true
+      if (!t.queued) return
+      if (t.kind === 'wait') waits--
+      // Compacted once cancelled timers are most of the queue: O(1) per cancel, amortised.
+      if (++cancelledQueued > 64 && cancelledQueued * 2 > queue.length) {
+        let k = 0
+        for (const x of queue) {
+          if (x.cancelled) x.queued = false
+          else queue[k++] = x
+        }
+        queue.length = k
+        cancelledQueued = 0
+      }
+    },
   }
 
   const popDue = (limit: number): Timer | undefined => {
-    while (queue.length && queue[0].cancelled) queue.shift()
+    dropCancelledHead()
     if (queue.length && queue[0].at <= limit) {
       const t = queue.shift()!
+      t.queued = false
       if (t.kind === 'wait') {
         waits--
         waitsDue++
@@ -297,7 +340,7 @@ export function createClock(options: ClockOptions = {}): Clock {
   const armHost = () => {
     if (bursting) return
     if (mode === 'virtual' || disposed || !host || paused) return
-    while (queue.length && queue[0].cancelled) queue.shift()
+    dropCancelledHead()
     const head = queue[0]
     if (mode === 'auto' && waits > 0 && !immediatePending) {
       immediatePending = true
@@ -447,7 +490,7 @@ export function createClock(options: ClockOptions = {}): Clock {
     schedule(delay, fn, kind = 'background') {
       // A finite number of milliseconds is taken as is (a far `until` may be more than the 100 years a user may type).
       const ms = typeof delay === 'number' && delay >= 0 && delay < Infinity ? delay : toMs(delay)
-      const t: Timer = { at: syncNow() + ms, seq: seq++, kind, fn, cancelled: false }
+      const t = new Timer(syncNow() + ms, seq++, kind, fn, owner)
       if (ms === 0 && firing) t.chain = firing.chain ??= { at: firing.at, fired: 0, stopped: false }
       if (kind === 'wait') {
         waits++
@@ -455,17 +498,7 @@ export function createClock(options: ClockOptions = {}): Clock {
       }
       insert(t)
       armHost()
-      return {
-        cancel() {
-          if (t.cancelled) return
-          t.cancelled = true
-          const i = queue.indexOf(t)
-          if (i >= 0) {
-            queue.splice(i, 1)
-            if (t.kind === 'wait') waits--
-          }
-        },
-      }
+      return t
     },
     sleep(delay, signal, kind = 'wait') {
       return new Promise<boolean>((resolve) => {
@@ -502,7 +535,7 @@ export function createClock(options: ClockOptions = {}): Clock {
       if (!bursting || paused || burstWoken !== 1 || disposed || signal?.aborted || host!.now() - burstStarted >= SLICE_MS) return false
       const target = syncNow() + delay
       // Nothing may be due on the way: another's wait is not jumped over, and no timer fires from inside the caller.
-      while (queue.length && queue[0].cancelled) queue.shift()
+      dropCancelledHead()
       if (queue.length && queue[0].at <= target) return false
       alignWall(target)
       if (target > current) current = target
@@ -611,8 +644,12 @@ export function createClock(options: ClockOptions = {}): Clock {
       lifetime.abort(DISPOSED)
       if (hostHandle !== undefined) host?.cancel(hostHandle)
       hostHandle = undefined
-      for (const t of queue) t.cancelled = true
+      for (const t of queue) {
+        t.cancelled = true
+        t.queued = false
+      }
       queue.length = 0
+      cancelledQueued = 0
       waits = 0
     },
   }

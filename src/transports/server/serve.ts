@@ -304,7 +304,8 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   // The events websocket takes no client messages: a frame over EVENTS_MAX_MESSAGE bytes closes it with 1009.
   // The sub-protocol answered is the one the in-process WebSocket answers too (the protocol's choice).
   const handleProtocols = (offered: Set<string>) => chooseSubprotocol(offered) ?? false
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: EVENTS_MAX_MESSAGE, handleProtocols })
+  // clientTracking off: `live` below tracks the open websockets (ws would keep a second set and a listener per socket).
+  const wss = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: EVENTS_MAX_MESSAGE, handleProtocols })
   // Handshake failures ws finds itself (a malformed Sec-WebSocket-Protocol...) get a JSON body too.
   wss.on('wsClientError', (error: Error, socket: Duplex) => {
     writeRaw(socket, jsonError(400, `Bad websocket handshake: ${error.message}.`))

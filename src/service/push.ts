@@ -50,7 +50,8 @@ export type PushStart =
   | { kind: 'invalid'; message: string }
   | { kind: 'stream'; repository: string; tags: string[]; lines: AsyncIterable<string> }
 
-const UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB']
+/** go-units' decimal abbreviations (decimapAbbrs), B to YB. */
+const UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB', 'ZB', 'YB']
 
 /** Docker's units.HumanSize: 4 significant digits, decimal units. */
 export function humanSize(bytes: number): string {

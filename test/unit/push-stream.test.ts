@@ -438,7 +438,10 @@ describe('startPush', () => {
       if (s.kind !== 'stream') throw new Error(s.kind)
       return drain(svc, s.lines)
     }
-    expect((await run({ name: 'localhost:5000/app:1' })).text).toContain('"aux":{"Tag":"1"')
+    const pushed = await run({ name: 'localhost:5000/app:1' })
+    expect(pushed.text).toContain('"aux":{"Tag":"1"')
+    expect(pushed.failure).toBeUndefined()
+    expect(svc.journal.ofType('push.done')).toHaveLength(1)
     expect((await run({ name: 'localhost:5000/app:1', fault: { kind: 'reset', afterLayer: 0 } })).failure).toBeInstanceOf(PushReset)
     svc.registries.add('localhost:5001', { token: 't' })
     svc.images.tag('localhost:5000/app:1', 'localhost:5001/app:1')

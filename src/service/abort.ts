@@ -9,6 +9,7 @@ export function untilAborted(...signals: AbortSignal[]): Promise<void> {
       for (const s of signals) s.removeEventListener('abort', done)
       resolve()
     }
-    for (const s of signals) s.addEventListener('abort', done, { once: true })
+    // No `once`: `done` removes itself from every signal, the one that fired included.
+    for (const s of signals) s.addEventListener('abort', done)
   })
 }

@@ -33,13 +33,11 @@ export interface PushRequest {
 }
 
 /** Thrown by the push stream when a fault resets the connection; the protocol turns it into a transport reset. */
-export class PushReset extends Error {
-  readonly code = 'DOCKSIDE_RESET'
-}
+export class PushReset extends Error {}
 
-/** Half of the last line of a chunk: a truncated JSON line. */
+/** Half of the last line of a chunk (every chunk ends with its last line's newline): a truncated JSON line. */
 function truncateLast(chunk: string): string {
-  const body = chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk
+  const body = chunk.slice(0, -1)
   const start = body.lastIndexOf('\n') + 1
   const last = body.slice(start)
   return body.slice(0, start) + last.slice(0, Math.max(1, Math.floor(last.length / 2)))
@@ -50,7 +48,8 @@ export type PushStart =
   | { kind: 'invalid'; message: string }
   | { kind: 'stream'; repository: string; tags: string[]; lines: AsyncIterable<string> }
 
-const UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB']
+/** go-units' decimal abbreviations (decimapAbbrs), B to YB. */
+const UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB', 'ZB', 'YB']
 
 /** Docker's units.HumanSize: 4 significant digits, decimal units. */
 export function humanSize(bytes: number): string {
@@ -136,7 +135,6 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
 
   async function* run(): AsyncGenerator<string> {
     const registry = deps.registries.ensure(host)
-    const pushedBlobs = new Set<string>()
     const fault = req.fault
     let layersDone = 0
     let bytes = 0
@@ -175,7 +173,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       }
       const todo: Layer[] = []
       const exists: Layer[] = []
-      for (const l of layers) (registry.blobs.has(l.digest) || pushedBlobs.has(l.digest) ? exists : todo).push(l)
+      for (const l of layers) (registry.blobs.has(l.digest) ? exists : todo).push(l)
       todo.slice(CONCURRENCY).forEach((l) => (chunk += layerLine('Waiting', l.shortId)))
       for (const l of exists) {
         chunk += layerLine('Layer already exists', l.shortId)
@@ -212,7 +210,6 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
           if (fault?.afterBytes !== undefined && faultDue()) return yield* strike(chunk)
           if (now >= l.size) {
             chunk += layerLine('Pushed', l.shortId)
-            pushedBlobs.add(l.digest)
             active.splice(active.indexOf(l), 1)
             layersDone++
             if (faultDue()) return yield* strike(chunk)

@@ -14,7 +14,7 @@ export interface RandomSource {
   int(min: number, max: number): number
 }
 
-/** faker's `Randomizer`: a float in [0, 1) per call, and a reseed. */
+/** faker's `Randomizer`: a float in [0, 1) per call, and a reseed (which dockside never asks for, see `delegate`). */
 interface Randomizer {
   next(): number
   seed(seed: number | number[]): void
@@ -53,7 +53,8 @@ function twist(s: Int32Array): Int32Array {
   return s
 }
 
-function mersenne53(seed: number): Randomizer {
+/** The generator's `next`: a float in [0, 1) per call. */
+function mersenne53(seed: number): () => number {
   let states = twist(initGenrand(seed))
   let index = 0
   const u32 = () => {
@@ -68,14 +69,7 @@ function mersenne53(seed: number): Randomizer {
     }
     return y >>> 0
   }
-  return {
-    next: () => ((u32() >>> 5) * 67108864 + (u32() >>> 6)) * 11102230246251565e-32,
-    seed: (s) => {
-      if (typeof s !== 'number') throw new TypeError('dockside: seeds are numbers')
-      states = twist(initGenrand(s))
-      index = 0
-    },
-  }
+  return () => ((u32() >>> 5) * 67108864 + (u32() >>> 6)) * 11102230246251565e-32
 }
 
 /**
@@ -85,9 +79,15 @@ function mersenne53(seed: number): Randomizer {
  * each call gives every fake its own sequence, exactly as its own seeded Faker would.
  */
 let shared: typeof baseFaker | undefined
-let current: Randomizer | undefined
-const delegate: Randomizer = { next: () => current!.next(), seed: (s) => current!.seed(s) }
-function fakerFor(randomizer: Randomizer): typeof baseFaker {
+let current: (() => number) | undefined
+const delegate: Randomizer = {
+  next: () => current!(),
+  // Never called: the shared Faker is private and nothing reseeds it; each fake's generator is seeded once, by createRandom.
+  seed: () => {
+    throw new Error('dockside: the shared Faker is never reseeded')
+  },
+}
+function fakerFor(randomizer: () => number): typeof baseFaker {
   // faker's base locale plus the English definitions dockside draws from (src/service/faker-en.ts, generated): the
   // same draws as the whole English locale gives, without loading it (~290 KB, most of faker's start-up cost).
   shared ??= new (baseFaker.constructor as new (o: { locale: unknown; randomizer: Randomizer }) => typeof baseFaker)({ locale: [EN_SUBSET, baseFaker.rawDefinitions], randomizer: delegate })
@@ -99,7 +99,7 @@ function fakerFor(randomizer: Randomizer): typeof baseFaker {
 export function createRandom(seed: number): RandomSource {
   if (!Number.isSafeInteger(seed)) throw new RangeError(`Invalid seed ${seed}: expected an integer.`)
   // Seeded on the first draw (the same sequence): many tests never draw.
-  let randomizer: Randomizer | undefined
+  let randomizer: (() => number) | undefined
   const f = () => fakerFor((randomizer ??= mersenne53(seed)))
   return {
     seed,

@@ -42,6 +42,15 @@ describe('decodeRegistryAuth', () => {
     expect(decodeRegistryAuth(header)).toMatchObject({ username: 'bob', password: 's3:cr:et' })
   })
 
+  // As the docker CLI's config reader (decodeAuth): credentials only from base64 of `user:pass` with a non-empty user.
+  it.each([
+    ['not base64', '!!!'],
+    ['no colon', Buffer.from('bob').toString('base64')],
+    ['an empty user (a leading colon)', Buffer.from(':s3cret').toString('base64')],
+  ])('takes no user or password from an `auth` field with %s', (_what, auth) => {
+    expect(authConfigFrom({ auth })).toEqual({ auth })
+  })
+
   it('keeps explicit username/password over the `auth` field', () => {
     const header = Buffer.from(JSON.stringify({ username: 'carol', password: 'x', auth: Buffer.from('bob:y').toString('base64') })).toString('base64')
     expect(decodeRegistryAuth(header)).toMatchObject({ username: 'carol', password: 'x' })
@@ -89,6 +98,12 @@ describe('authorize', () => {
     expect(authorize(need, { registrytoken: 'nope' })).toBe(false)
     expect(authorize(need, { username: 'alice', password: 't0k' })).toBe(false)
   })
+  it('matches a token registry by identitytoken too (what `docker login` keeps after an OAuth login)', () => {
+    const need = { kind: 'token' as const, token: 't0k' }
+    expect(authorize(need, { identitytoken: 't0k' })).toBe(true)
+    expect(authorize(need, { identitytoken: 'nope' })).toBe(false)
+    expect(authorize(need, { registrytoken: 'nope', identitytoken: 't0k' })).toBe(true)
+  })
 })
 
 describe('masking secrets', () => {
@@ -107,6 +122,8 @@ describe('masking secrets', () => {
   it('passes absent and invalid through without content', () => {
     expect(maskAuth(undefined)).toBeUndefined()
     expect(maskAuth({ invalid: 'X-Registry-Auth is not base64' })).toEqual({ invalid: 'X-Registry-Auth is not base64' })
+    // A field present but undefined (an AuthConfig built in code) is left out, not shown as '***'.
+    expect(maskAuth({ username: 'alice', password: undefined })).toStrictEqual({ username: 'alice' })
   })
 
   it('keeps secrets out of the journal and the CLI log of a real push', async () => {

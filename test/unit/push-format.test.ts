@@ -21,6 +21,28 @@ describe('humanSize (Docker units.HumanSize, %.4g with decimal units)', () => {
   })
 })
 
+describe('humanSize at rounding ties and at each scale (Go\'s %.4g rounds the exact binary value)', () => {
+  it.each([
+    // 3, 2 and 1 digits before the point keep 1, 2 and 3 after it.
+    [123_456, '123.5kB'],
+    [12_345_678, '12.35MB'],
+    [1_234_567, '1.235MB'],
+    // Decimal ties are not ties in binary: 1.0005 is 1.000499999..., so it rounds down, as the daemon prints it.
+    [1_000_500, '1MB'],
+    [1_002_500, '1.002MB'],
+    [1_234_500, '1.234MB'],
+    [100_050, '100kB'],
+    // go-units' decimal units end at YB; past it the count grows.
+    [1e18, '1EB'],
+    [1.5e21, '1.5ZB'],
+    [1e24, '1YB'],
+    [1e27, '1000YB'],
+    [1.23456e27, '1235YB'],
+  ])('%d bytes is %s', (bytes, text) => {
+    expect(humanSize(bytes)).toBe(text)
+  })
+})
+
 describe('progressText (Docker JSONProgress.String on a 200-wide daemon)', () => {
   it('matches the real daemon sample', () => {
     expect(progressText(68_608, 5_613_130)).toBe(`[>${' '.repeat(50)}]  68.61kB/5.613MB`)

@@ -51,6 +51,15 @@ export interface RateLimiter {
   check(route: Exclude<RateLimitRoute, '*'>, client: string): RateLimitVerdict
 }
 
+/** The window in ms, NaN when it is not a duration. */
+function windowMs(window: Duration): number {
+  try {
+    return toMs(window)
+  } catch {
+    return Number.NaN
+  }
+}
+
 /**
  * Validates limits at the boundary: field names and types against the schema (`check`, the one source of
  * them), then what it cannot say (a window above 0). Errors are FieldErrors naming the path, e.g. `[1].window`.
@@ -63,7 +72,8 @@ export function validateRateLimit(config: unknown, check?: SchemaCheck): RateLim
     const at = (field: string) => (Array.isArray(config) ? `[${i}]${field ? `.${field}` : ''}` : field)
     if (!raw || typeof raw !== 'object') throw new FieldError(at(''), 'must be a rate limit like {"route":"events","limit":5,"window":"10s"}', 'rate limit')
     const r = raw as RateLimitRule
-    if (!(toMs(r.window) > 0)) throw new FieldError(at('window'), 'must be a duration above 0, like "10s"', 'rate limit')
+    // Without the schema (createService alone) a missing or malformed window reaches toMs: named here like a 0.
+    if (!(windowMs(r.window) > 0)) throw new FieldError(at('window'), 'must be a duration above 0, like "10s"', 'rate limit')
     return { ...r }
   })
 }

@@ -2,6 +2,7 @@
 // burst, the route a rule counts, and Retry-After rounded up from the exact wait so a retry at it passes.
 import { describe, expect, it } from 'vitest'
 import { createDockside, type RateLimitConfig } from '../../src/index'
+import { validateRateLimit } from '../../src/faults/rate-limit'
 
 /** Sets `config`, then makes `requests` at the given clock times (ms); returns each verdict as text. */
 async function run(config: RateLimitConfig, requests: [at: number, route: 'events' | 'push', client: string][]) {
@@ -164,5 +165,56 @@ describe('buckets', () => {
     expect(fake.rateLimit.check('events', 'a')).toMatchObject({ allowed: false, rule: 1 })
     fake.rateLimit.set(rules)
     expect(fake.rateLimit.check('events', 'a')).toEqual({ allowed: true })
+  })
+})
+
+describe('validation without the schema (the core alone: createService with no check)', () => {
+  it('a limit that is not an object is named by its place; a window is checked in code', () => {
+    expect(() => validateRateLimit(7)).toThrow(/^rate limit: must be a rate limit like \{"route":"events","limit":5,"window":"10s"\}$/)
+    expect(() => validateRateLimit([{ limit: 1, window: '1s' }, null])).toThrow(/^rate limit\[1\]: must be a rate limit like /)
+    expect(() => validateRateLimit([{ limit: 1, window: '1s' }, { limit: 1, window: 0 }])).toThrow(/^rate limit\[1\]\.window: must be a duration above 0, like "10s"$/)
+    expect(validateRateLimit(null)).toEqual([])
+    const rule = { limit: 1, window: '1s' }
+    const [copy] = validateRateLimit(rule)
+    expect(copy).toEqual(rule)
+    expect(copy).not.toBe(rule)
+  })
+})
+
+describe('buckets() (the dashboard): whole tokens a client may use now', () => {
+  /** How many requests in a row pass now (each refused one uses nothing). */
+  const passNow = (fake: { rateLimit: { check(r: 'events' | 'push', c: string): { allowed: boolean } } }, route: 'events' | 'push', client: string) => {
+    let n = 0
+    while (fake.rateLimit.check(route, client).allowed) n++
+    return n
+  }
+
+  it('a bucket per rule, route and client: tokens fall per request, refill at limit / window, and match what passes', async () => {
+    await using fake = createDockside()
+    fake.rateLimit.set([{ limit: 3, window: '3s' }, { route: 'push', limit: 2, window: '10s', per: 'route', burst: 1 }])
+    expect(fake.rateLimit.buckets()).toEqual([])
+    fake.rateLimit.check('events', 'a|b')
+    fake.rateLimit.check('push', 'c')
+    expect(fake.rateLimit.buckets()).toEqual([
+      { rule: 0, route: 'events', client: 'a|b', tokens: 2, burst: 3 },
+      { rule: 0, route: 'push', client: 'c', tokens: 2, burst: 3 },
+      { rule: 1, route: 'push', client: '*', tokens: 0, burst: 1 },
+    ])
+    expect(passNow(fake, 'events', 'a|b')).toBe(2)
+    expect(fake.rateLimit.buckets()[0].tokens).toBe(0)
+    await fake.clock.advance(1500)
+    expect(fake.rateLimit.buckets().map((b) => b.tokens)).toEqual([1, 3, 0])
+    expect(passNow(fake, 'events', 'a|b')).toBe(1)
+    await fake.clock.advance(2499)
+    // 1 ms short of a full bucket here; rule 1's shared bucket refills one request per 5 s.
+    expect(fake.rateLimit.buckets().map((b) => b.tokens)).toEqual([2, 3, 0])
+    await fake.clock.advance(1)
+    expect(fake.rateLimit.buckets().map((b) => b.tokens)).toEqual([3, 3, 0])
+    await fake.clock.advance(999)
+    expect(fake.rateLimit.buckets().map((b) => b.tokens)).toEqual([3, 3, 0])
+    await fake.clock.advance(1)
+    expect(fake.rateLimit.buckets().map((b) => b.tokens)).toEqual([3, 3, 1])
+    await fake.clock.advance(60_000)
+    expect(fake.rateLimit.buckets().map((b) => b.tokens)).toEqual([3, 3, 1])
   })
 })

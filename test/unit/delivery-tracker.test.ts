@@ -1,0 +1,451 @@
+// The delivery tracker behind `fake.deliveries` (src/service/delivery.ts), driven through its exported API on the
+// event log and the virtual clock: who a client is, what it is owed (docs/chaos.md "What a client is owed",
+// docs/decisions/0007), the report's lists word for word, and the limits ("Limits").
+import { describe, expect, it } from 'vitest'
+import { createDeliveryTracker, DELIVERY_LIMITS, type DeliveryTracker } from '../../src/service/delivery'
+import { createEventLog, type EventLog, type ServiceEvent } from '../../src/service/events'
+import { NotFoundError } from '../../src/service/errors'
+import { createClock, type Clock } from '../../src/time/clock'
+
+const T0 = Date.UTC(2026, 0, 1) // the clock's default start: 2026-01-01T00:00:00.000Z
+const at = (ms: number) => new Date(T0 + ms).toISOString()
+const nano = (ms: number, ns = 0) => (BigInt(T0 + ms) * 1_000_000n + BigInt(ns)).toString()
+
+interface World {
+  clock: Clock
+  log: EventLog
+  d: DeliveryTracker
+  /** Appends an event (`name` as the container) and returns it. */
+  ev(action?: 'start' | 'stop', name?: string): ServiceEvent
+  /** Moves the clock to `ms` after its start. */
+  to(ms: number): Promise<void>
+}
+
+/** A tracker whose clock started 500 ms before the log's start, so `elapsedMs` is not the clock's own elapsed time. */
+function world(options: { retain?: number; limits?: Partial<Record<keyof typeof DELIVERY_LIMITS, number>> } = {}): World {
+  const clock = createClock()
+  const log = createEventLog(clock, { retain: options.retain })
+  const d = createDeliveryTracker({ log, now: () => clock.now(), startedAt: T0 - 500, limits: options.limits as Partial<typeof DELIVERY_LIMITS> | undefined })
+  return {
+    clock,
+    log,
+    d,
+    ev: (action = 'start', name = 'web') => log.append({ action, id: `${name}-id`, name, image: 'nginx', labels: {}, instanceType: 's4', exitCode: 0 }),
+    to: (ms) => clock.advance(ms - clock.elapsed()),
+  }
+}
+
+const ref = (e: ServiceEvent) => ({ seq: e.seq, action: e.action, container: e.name, timeNano: e.timeNano.toString(), time: new Date(e.timeMs).toISOString() })
+
+describe('who a client is', () => {
+  it('its id when it gives one; else its address and its filters in a canonical form (keys and values sorted)', () => {
+    const { d } = world()
+    expect(d.identify({ client: 'billing', filters: { event: ['start'] }, address: '10.0.0.1' })).toBe('billing')
+    expect(d.identify({ filters: { event: ['stop', 'start'], container: ['web', 'api'] }, address: '127.0.0.1' })).toBe('127.0.0.1 {"container":["api","web"],"event":["start","stop"]}')
+    expect(d.identify({ filters: {} })).toBe('local {}')
+    expect(d.identify({ filters: { label: undefined } })).toBe('local {"label":[]}')
+  })
+
+  it('anonymous clients connected at once get #2, #3; a reconnect takes the lowest free one', () => {
+    const { d } = world()
+    const f = {}
+    const connect = (socket: number) => {
+      const key = d.identify({ filters: f })
+      d.attempt(key, f)
+      d.opened(key, socket, 'ws', undefined)
+      return key
+    }
+    expect([connect(1), connect(2), connect(3)]).toEqual(['local {}', 'local {} #2', 'local {} #3'])
+    d.closed('local {} #2', 2, 'client', 1000, '')
+    expect(connect(4)).toBe('local {} #2')
+    expect(connect(5)).toBe('local {} #4')
+    d.closed('local {}', 1, 'client', 1000, '')
+    expect(connect(6)).toBe('local {}')
+    expect(connect(7)).toBe('local {} #5')
+    d.closed('local {} #4', 5, 'client', 1000, '')
+    d.closed('local {} #3', 3, 'client', 1000, '')
+    expect(connect(8)).toBe('local {} #3')
+    expect(connect(9)).toBe('local {} #4')
+    expect(d.clients()).toEqual(['local {}', 'local {} #2', 'local {} #3', 'local {} #4', 'local {} #5'])
+  })
+
+  it('an attempt still waiting for its answer holds its key; an attempt without a signal does not', () => {
+    const { d } = world()
+    const f = { event: ['start'] }
+    const base = 'local {"event":["start"]}'
+    d.attempt(d.identify({ filters: f }), f)
+    expect(d.identify({ filters: f })).toBe(base)
+    const waiting = new AbortController()
+    d.attempt(base, f, waiting.signal)
+    expect(d.identify({ filters: f })).toBe(`${base} #2`)
+    waiting.abort()
+    expect(d.identify({ filters: f })).toBe(base)
+    expect(d.known(base)).toBe(true)
+    expect(d.known(`${base} #2`)).toBe(false)
+  })
+})
+
+describe('a report, word for word', () => {
+  it('refused, back, served twice over, closed by the server, away: missed, duplicates, gaps, backoff, timeline', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('c', {})
+    d.refused('c', 429, 'too many', 2)
+    await w.to(1000)
+    const e1 = w.ev()
+    await w.to(2000)
+    d.attempt('c', {})
+    d.opened('c', 7, 'ws', undefined)
+    await w.to(3000)
+    const e2 = w.ev('stop')
+    d.sent('c', 7, e2)
+    d.sent('c', 7, e2)
+    await w.to(4000)
+    const e3 = w.ev()
+    d.sent('c', 7, e3)
+    await w.to(5000)
+    d.closed('c', 7, 'server', 1001, 'restart')
+    await w.to(6000)
+    const e4 = w.ev('stop')
+    await w.to(8000)
+    const r = d.report('c')
+    expect(r).toEqual({
+      client: 'c',
+      expected: 4,
+      delivered: 2,
+      missed: [
+        { seq: 1, action: 'start', container: 'web', timeNano: nano(1000), time: at(1000) },
+        { seq: 4, action: 'stop', container: 'web', timeNano: nano(6000), time: at(6000) },
+      ],
+      duplicates: [{ seq: 2, action: 'stop', container: 'web', timeNano: nano(3000), time: at(3000), times: 2 }],
+      connections: [{ socket: 7, via: 'ws', openedAt: at(2000), since: undefined, sent: 3, closedAt: at(5000), closedBy: 'server', code: 1001, reason: 'restart' }],
+      refusals: [{ at: at(0), status: 429, retryAfter: 2, reason: 'too many' }],
+      backoffMs: [2000],
+      gaps: [
+        { from: at(0), to: at(2000), ms: 2000, missed: 1 },
+        { from: at(5000), to: at(8000), ms: 3000, missed: 1, ongoing: true },
+      ],
+      timeline: [
+        { at: at(0), elapsedMs: 500, kind: 'attempt', detail: 'first connect' },
+        { at: at(0), elapsedMs: 500, kind: 'refused', detail: '429 retry-after 2s: too many' },
+        { at: at(2000), elapsedMs: 2500, kind: 'attempt', detail: 'reconnect after 2000 ms' },
+        { at: at(2000), elapsedMs: 2500, kind: 'open', detail: 'socket 7' },
+        { at: at(5000), elapsedMs: 5500, kind: 'close', detail: 'socket 7 closed by server 1001 "restart"' },
+      ],
+      omitted: { connections: 0, refusals: 0, timeline: 0 },
+    })
+    expect(Object.keys(r.gaps[0])).toEqual(['from', 'to', 'ms', 'missed'])
+    expect(d.summary('c')).toEqual({ client: 'c', expected: 4, delivered: 2, missed: 2, duplicates: 1, connections: 1, refusals: 1 })
+    expect(r.missed).toEqual([ref(e1), ref(e4)])
+
+    // Back with `since` = the missed event's time, over Docker's stream: it is replayed and the gap closes.
+    await w.to(9000)
+    d.attempt('c', {})
+    d.opened('c', 8, 'stream', e4.timeNano)
+    d.sent('c', 8, e4)
+    await w.to(9500)
+    d.refused('c', 503, 'down') // a refusal while connected: no gap begins
+    const back = d.report('c')
+    expect([back.expected, back.delivered, back.missed.map((e) => e.seq)]).toEqual([4, 3, [1]])
+    expect(back.connections[1]).toStrictEqual({ socket: 8, via: 'stream', openedAt: at(9000), since: nano(6000), sent: 1 })
+    expect(back.gaps).toEqual([
+      { from: at(0), to: at(2000), ms: 2000, missed: 1 },
+      { from: at(5000), to: at(9000), ms: 4000, missed: 0 },
+    ])
+    expect(back.refusals.at(-1)).toEqual({ at: at(9500), status: 503, retryAfter: undefined, reason: 'down' })
+    expect(back.timeline.slice(5).map((l) => [l.kind, l.detail])).toEqual([
+      ['attempt', 'reconnect after 4000 ms'],
+      ['open', `socket 8 since ${nano(6000)}`],
+      ['refused', '503: down'],
+    ])
+    expect(back.backoffMs).toEqual([2000, 4000])
+  })
+
+  it("after its own close (a close frame) nothing is owed until its next attempt; a returning since is owed again", async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('p', {})
+    d.opened('p', 1, 'ws', undefined)
+    const e1 = w.ev()
+    d.sent('p', 1, e1)
+    await w.to(1000)
+    d.closed('p', 1, 'client', 1000, '')
+    await w.to(2000)
+    const e2 = w.ev('stop') // away by choice
+    await w.to(3000)
+    const e3 = w.ev() // away by choice, asked for again by `since`
+    await w.to(4000)
+    expect(d.report('p')).toMatchObject({ expected: 1, delivered: 1, missed: [], gaps: [], backoffMs: [] })
+    d.attempt('p', {})
+    d.opened('p', 2, 'ws', e3.timeNano)
+    const r = d.report('p')
+    expect([r.expected, r.delivered, r.missed.map((e) => e.seq), r.gaps]).toEqual([2, 1, [e3.seq], []])
+    expect(r.timeline.map((l) => l.detail)).toEqual(['first connect', 'socket 1', 'socket 1 closed by client 1000', 'reconnect after 3000 ms', `socket 2 since ${nano(3000)}`])
+    expect(r.backoffMs).toEqual([3000])
+    d.sent('p', 2, e3)
+    const e4 = w.ev()
+    d.sent('p', 2, e4)
+    expect(d.summary('p')).toMatchObject({ expected: 3, delivered: 3, missed: 0 })
+    expect(e2.seq).toBe(2)
+  })
+
+  it('a client-side end without a close frame (1006), a drop, and a client close while an attempt waits are not goodbyes', async () => {
+    const w = world()
+    const { d } = w
+    // 1006 from the client.
+    d.attempt('crash', {})
+    d.opened('crash', 1, 'ws', undefined)
+    d.closed('crash', 1, 'client', 1006, '')
+    // A drop.
+    d.attempt('drop', {})
+    d.opened('drop', 2, 'ws', undefined)
+    d.closed('drop', 2, 'drop', 1006, '')
+    // A close frame, but another attempt of the same client is already under way.
+    const retry = new AbortController()
+    d.attempt('eager', {})
+    d.opened('eager', 3, 'ws', undefined)
+    d.attempt('eager', {}, retry.signal)
+    d.closed('eager', 3, 'client', 1000, 'bye')
+    await w.to(1000)
+    const e = w.ev()
+    await w.to(2000)
+    for (const c of ['crash', 'drop', 'eager']) expect([c, d.report(c).missed]).toEqual([c, [ref(e)]])
+    expect(d.report('crash').gaps).toEqual([{ from: at(0), to: at(2000), ms: 2000, missed: 1, ongoing: true }])
+    expect(d.report('drop').timeline.at(-1)).toEqual({ at: at(0), elapsedMs: 500, kind: 'drop', detail: 'socket 2 dropped (no close frame, 1006)' })
+    expect(d.report('crash').timeline.at(-1)).toMatchObject({ kind: 'close', detail: 'socket 1 closed by client 1006' })
+    expect(d.report('eager').timeline.at(-1)).toMatchObject({ kind: 'close', detail: 'socket 3 closed by client 1000 "bye"' })
+    // A server close with an empty reason.
+    d.attempt('quiet', {})
+    d.opened('quiet', 4, 'ws', undefined)
+    d.closed('quiet', 4, 'server', 1000, '')
+    expect(d.report('quiet').timeline.at(-1)?.detail).toBe('socket 4 closed by server 1000')
+  })
+
+  it('a refusal and an open in the same millisecond with nothing between leave no gap; with an event between, a gap of 0 ms', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('a', {})
+    d.refused('a', 429, 'x', 1)
+    d.attempt('a', {})
+    d.opened('a', 1, 'ws', undefined)
+    expect(d.report('a').gaps).toEqual([])
+    d.attempt('b', {})
+    d.refused('b', 429, 'x', 1)
+    const e = w.ev()
+    d.attempt('b', {})
+    d.opened('b', 2, 'ws', undefined)
+    expect(d.report('b').gaps).toEqual([{ from: at(0), to: at(0), ms: 0, missed: 1 }])
+    expect(d.report('b').missed).toEqual([ref(e)])
+    // Away for a while with nothing missed: a gap of its length.
+    d.closed('a', 1, 'server', 1001, '')
+    await w.to(3000)
+    d.attempt('a', {})
+    d.opened('a', 3, 'ws', undefined)
+    expect(d.report('a').gaps).toEqual([{ from: at(0), to: at(3000), ms: 3000, missed: 0 }])
+  })
+
+  it('owed from the first open (and what its since replays), never before; only matching events; other sockets do not count', async () => {
+    const w = world()
+    const { d } = w
+    const early = w.ev() // before the client came: not owed
+    await w.to(1000)
+    const replayed = w.ev('start', 'api')
+    await w.to(2000)
+    d.attempt('f', { container: ['api'] })
+    d.opened('f', 1, 'ws', replayed.timeNano)
+    w.ev('start', 'web') // not matching
+    const e = w.ev('stop', 'api')
+    d.sent('f', 1, e)
+    d.sent('f', 99, replayed) // sent, on a socket the tracker does not know (counted, not on a connection)
+    d.sent('nobody', 1, e)
+    d.closed('nobody', 1, 'server', 1000, '')
+    d.closed('f', 99, 'server', 1000, '')
+    const r = d.report('f')
+    expect([r.expected, r.delivered, r.missed, r.connections.map((c) => c.sent)]).toEqual([2, 2, [], [1]])
+    expect(r.connections[0].closedAt).toBe(undefined)
+    expect(Object.keys(r.connections[0])).toEqual(['socket', 'via', 'openedAt', 'since', 'sent'])
+    expect(early.seq).toBe(1)
+  })
+})
+
+describe('attempts that are never answered', () => {
+  it('an aborted attempt is abandoned: owed from then, a gap begins, and it ends a backoff', async () => {
+    const w = world()
+    const { d } = w
+    const ac = new AbortController()
+    d.attempt('s', {}, ac.signal)
+    d.attempt('s', {}, ac.signal) // the same attempt again: one pending
+    await w.to(1000)
+    ac.abort()
+    const e = w.ev()
+    await w.to(3000)
+    d.attempt('s', {})
+    const r = d.report('s')
+    expect(r.timeline.map((l) => [l.elapsedMs, l.kind, l.detail])).toEqual([
+      [500, 'attempt', 'first connect'],
+      [500, 'attempt', 'first connect'],
+      [1500, 'abandoned', 'the attempt ended before the handshake was answered'],
+      [3500, 'attempt', 'reconnect after 2000 ms'],
+    ])
+    expect(r.missed).toEqual([ref(e)])
+    expect(r.backoffMs).toEqual([2000])
+    expect(r.gaps).toEqual([{ from: at(1000), to: at(3000), ms: 2000, missed: 1, ongoing: true }])
+  })
+
+  it('an attempt already aborted is not waited for; an answered attempt no longer listens for its abort', () => {
+    const { d } = world()
+    const gone = new AbortController()
+    gone.abort()
+    d.attempt('a', {}, gone.signal)
+    expect(d.identify({ filters: {} })).toBe('local {}')
+    const ac = new AbortController()
+    d.attempt('a', {}, ac.signal)
+    d.opened('a', 1, 'ws', undefined, ac.signal)
+    ac.abort()
+    expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'open'])
+  })
+
+  it('an answer names its attempt by signal, else the oldest waiting one is answered', () => {
+    const { d } = world()
+    const [s1, s2, s3, s4] = [0, 1, 2, 3].map(() => new AbortController())
+    d.attempt('a', {}, s1.signal)
+    d.attempt('a', {}, s2.signal)
+    d.opened('a', 1, 'ws', undefined, s2.signal)
+    s2.abort()
+    s1.abort()
+    expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'open', 'abandoned'])
+    d.attempt('b', {}, s3.signal)
+    d.attempt('b', {}, s4.signal)
+    d.refused('b', 429, 'busy', 1, new AbortController().signal) // not one of its attempts: the oldest
+    s3.abort()
+    s4.abort()
+    expect(d.report('b').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'refused', 'abandoned'])
+  })
+})
+
+describe('limits', () => {
+  it('the defaults are 1,000 of each', () => {
+    expect(DELIVERY_LIMITS).toEqual({ connections: 1000, refusals: 1000, timeline: 1000, clients: 1000 })
+  })
+
+  it('connections, refusals and timeline lines are kept up to their limit; the report covers the kept window', async () => {
+    const w = world({ limits: { connections: 2, refusals: 1, timeline: 3 } })
+    const { d } = w
+    d.attempt('c', {})
+    d.refused('c', 429, 'one', 1)
+    d.refused('c', 503, 'two', 1)
+    const e1 = w.ev() // in the first stretch away: dropped from the window later
+    await w.to(1000)
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    d.closed('c', 1, 'server', 1001, '')
+    const e2 = w.ev() // missed
+    await w.to(2000)
+    d.attempt('c', {})
+    d.opened('c', 2, 'ws', undefined)
+    let r = d.report('c')
+    expect([r.missed.map((e) => e.seq), r.omitted]).toEqual([[e1.seq, e2.seq], { connections: 0, refusals: 1, timeline: 5 }])
+    expect(r.refusals).toEqual([{ at: at(0), status: 503, retryAfter: 1, reason: 'two' }])
+    expect(r.timeline.map((l) => l.kind)).toEqual(['close', 'attempt', 'open'])
+    d.closed('c', 2, 'drop', 1006, '')
+    const e3 = w.ev()
+    await w.to(3000)
+    d.attempt('c', {})
+    d.opened('c', 3, 'ws', e2.timeNano)
+    r = d.report('c')
+    // Connection 1 dropped: owed from connection 2's opening; what connection 3's since replays is owed.
+    expect(r.connections.map((c) => c.socket)).toEqual([2, 3])
+    expect(r.omitted.connections).toBe(1)
+    expect([r.expected, r.missed.map((e) => e.seq)]).toEqual([1, [e3.seq]])
+    expect(r.gaps).toEqual([{ from: at(2000), to: at(3000), ms: 1000, missed: 1 }])
+  })
+
+  it('the window of the kept history starts at its oldest connection, with its since', async () => {
+    const w = world({ limits: { connections: 1 } })
+    const { d } = w
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    d.closed('c', 1, 'server', 1001, '')
+    const before = w.ev()
+    await w.to(1000)
+    const replay = w.ev()
+    d.attempt('c', {})
+    d.opened('c', 2, 'ws', replay.timeNano)
+    const after = w.ev()
+    d.sent('c', 2, after)
+    expect(d.report('c')).toMatchObject({ expected: 2, delivered: 1, missed: [ref(replay)], gaps: [] })
+    expect(before.seq).toBe(1)
+  })
+
+  it('clients: the one idle the longest is forgotten first, never a busy one; asking for it says so', () => {
+    const { d } = world({ limits: { clients: 2 } })
+    expect(() => d.report('x')).toThrow(new NotFoundError('No events client "x". Known clients: (none yet). Give clients an id with the X-Dockside-Client header or the "client" query parameter.'))
+    d.attempt('a', {})
+    d.opened('a', 1, 'ws', undefined) // busy
+    d.attempt('b', {}) // idle
+    d.attempt('c', {}) // idle; b is forgotten
+    expect(d.clients()).toEqual(['a', 'c'])
+    expect(d.forgottenClients).toBe(1)
+    expect(() => d.summary('b')).toThrow(
+      new NotFoundError('Events client "b" was forgotten: the fake tracks at most 2 clients, and forgets the one idle the longest (no open or pending connection) first; 1 client(s) were forgotten so far.'),
+    )
+    expect(() => d.report('zz')).toThrow(
+      new NotFoundError('No events client "zz". Known clients: "a", "c". 1 idle client(s) were forgotten: the fake tracks at most 2 clients. Give clients an id with the X-Dockside-Client header or the "client" query parameter.'),
+    )
+    // c is touched (an attempt): a, now idle, is the one idle the longest.
+    d.closed('a', 1, 'client', 1000, '')
+    d.attempt('c', {})
+    d.attempt('d', {})
+    expect(d.clients()).toEqual(['c', 'd'])
+    // All busy: nobody is forgotten.
+    d.opened('c', 2, 'ws', undefined)
+    d.opened('d', 3, 'ws', undefined)
+    d.attempt('e', {}, new AbortController().signal)
+    expect(d.clients()).toEqual(['c', 'd', 'e'])
+    expect(d.forgottenClients).toBe(2)
+    // A forgotten client that comes back is known again; only the last `clients` forgotten keys are remembered.
+    d.attempt('b', {})
+    expect(d.known('b')).toBe(true)
+    expect(d.report('b').timeline.map((l) => l.detail)).toEqual(['first connect'])
+    d.closed('c', 2, 'server', 1001, '')
+    d.closed('d', 3, 'server', 1001, '')
+    d.attempt('f', {})
+    d.attempt('g', {})
+    expect(d.forgottenClients).toBe(6)
+    expect(() => d.report('a')).toThrow(/^No events client "a"/)
+    expect(() => d.report('d')).toThrow(/^Events client "d" was forgotten/)
+  })
+})
+
+describe('what was sent follows the log', () => {
+  it('replays that resend the retained events are folded: duplicates count every send', () => {
+    const w = world({ retain: 10 })
+    const { d } = w
+    d.attempt('r', {})
+    d.opened('r', 1, 'ws', undefined)
+    const events = Array.from({ length: 10 }, () => w.ev())
+    for (let round = 0; round < 210; round++) for (const e of events) d.sent('r', 1, e)
+    const r = d.report('r')
+    expect([r.expected, r.delivered, r.missed]).toEqual([10, 10, []])
+    expect(r.duplicates.map((x) => [x.seq, x.times])).toEqual(events.map((e) => [e.seq, 210]))
+    expect(r.connections[0].sent).toBe(2100)
+  })
+
+  it('sends of events the log dropped drop out of the report; the rest stay exact', () => {
+    const w = world({ retain: 100 })
+    const { d } = w
+    d.attempt('r', {})
+    d.opened('r', 1, 'ws', undefined)
+    const sent: ServiceEvent[] = []
+    for (let i = 0; i < 3000; i++) {
+      const e = w.ev()
+      sent.push(e)
+      if (i !== 2990) d.sent('r', 1, e)
+      if (i === 2995) d.sent('r', 1, sent[2950])
+    }
+    const r = d.report('r')
+    expect([r.expected, r.delivered, r.missed.map((e) => e.seq), r.duplicates.map((e) => [e.seq, e.times])]).toEqual([100, 99, [2991], [[2951, 2]]])
+    d.closed('r', 1, 'client', 1000, '')
+    expect(d.summary('r')).toMatchObject({ expected: 100, delivered: 99, missed: 1, duplicates: 1 })
+  })
+})

@@ -25,7 +25,8 @@ export function humanDuration(ms: number): string {
   if (h < 24 * 7 * 2) return `${Math.floor(h / 24)} days`
   if (h < 24 * 30 * 2) return `${Math.floor(h / 24 / 7)} weeks`
   if (h < 24 * 365 * 2) return `${Math.floor(h / 24 / 30)} months`
-  return `${Math.floor(h / 24 / 365)} years`
+  // Go counts years from the whole hours (int(d.Hours())/24/365), not the rounded ones.
+  return `${Math.floor(Math.floor(s / 3600) / 24 / 365)} years`
 }
 
 function status(c: Container, now: number): string {

@@ -217,7 +217,8 @@ async function login(svc: Service, req: ProtoRequest): Promise<ProtoResponse> {
   const viaToken = required.kind === 'token' && auth.password === required.token
   const ok = viaToken || authorize(required, auth)
   svc.journal.record('auth.login', { registry: host, username: auth.username, status: ok ? 'ok' : 'refused', known: registry !== undefined })
-  if (ok) return json(200, { Status: 'Login Succeeded', IdentityToken: viaToken && required.kind === 'token' ? required.token : '' })
+  // A token registry's token is the identity token however it was sent (password, identitytoken or registrytoken).
+  if (ok) return json(200, { Status: 'Login Succeeded', IdentityToken: required.kind === 'token' ? required.token : '' })
   const message =
     required.kind === 'token'
       ? `Get "${endpoint(host)}": unauthorized: incorrect username or password`

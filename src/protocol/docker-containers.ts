@@ -25,7 +25,8 @@ export function humanDuration(ms: number): string {
   if (h < 24 * 7 * 2) return `${Math.floor(h / 24)} days`
   if (h < 24 * 30 * 2) return `${Math.floor(h / 24 / 7)} weeks`
   if (h < 24 * 365 * 2) return `${Math.floor(h / 24 / 30)} months`
-  return `${Math.floor(h / 24 / 365)} years`
+  // Go counts years from the whole hours (int(d.Hours())/24/365), not the rounded ones.
+  return `${Math.floor(Math.floor(s / 3600) / 24 / 365)} years`
 }
 
 function status(c: Container, now: number): string {
@@ -111,7 +112,7 @@ function nameMatcher(pattern: string): (name: string) => boolean {
   return (name) => pattern === name || re?.test(name) === true
 }
 
-const invalid = (name: string, value?: string, why = '') => new InvalidFilterError(`invalid filter '${name}${value === undefined ? '' : `=${value}`}'${why}`)
+const invalid = (name: string, value: string, why: string) => new InvalidFilterError(`invalid filter '${name}=${value}'${why}`)
 
 /**
  * `GET /containers/json`: Docker's list with its `all`, `limit`, `size` and `filters` (daemon/list.go): ids by
@@ -180,7 +181,8 @@ function listContainers(svc: Service, target: Target) {
       return patterns.some((match) => match(`/${c.name}`) || match(c.name))
     })
   }
-  const ancestors = f.ancestor ? new Set(f.ancestor.map((a) => svc.images.resolve(familiarName(a))?.id).filter((id) => id !== undefined)) : undefined
+  // An unknown image's undefined id matches no container: imageId() is '' for those.
+  const ancestors = f.ancestor ? new Set(f.ancestor.map((a) => svc.images.resolve(familiarName(a))?.id)) : undefined
   const labels = f.label?.map((l) => {
     const eq = l.indexOf('=')
     return eq < 0 ? { key: l, value: undefined } : { key: l.slice(0, eq), value: l.slice(eq + 1) }
@@ -196,7 +198,7 @@ function listContainers(svc: Service, target: Target) {
     if (since && c === since) break
     if (c.state !== 'running' && !all && limit <= 0) continue
     if (isTask === true) continue
-    if (labels && (Object.keys(c.labels).length === 0 || !labels.every(({ key, value }) => Object.hasOwn(c.labels, key) && (value === undefined || c.labels[key] === value)))) continue
+    if (labels && !labels.every(({ key, value }) => Object.hasOwn(c.labels, key) && (value === undefined || c.labels[key] === value))) continue
     if (limit > 0 && out.length === limit) break
     if (exited.length && !(c.state === 'exited' && c.startedAt !== undefined && exited.includes(c.exitCode))) continue
     if (f.status && !f.status.includes(c.state)) continue

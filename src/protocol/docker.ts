@@ -178,9 +178,12 @@ export function unservedDocker(method: string, path: string) {
   return jsonError(404, `page not found: ${method} ${path} is not a Docker Engine API route this fake knows (dockside serves ${SERVED_SUMMARY}; see docs/docker-compat.md).`)
 }
 
-/** Where a registry's `/v2/` endpoint is, as the daemon would reach it (loopback registries are insecure: http). */
+/**
+ * Where a registry's `/v2/` endpoint is, as the daemon would reach it (loopback registries are insecure: http). Only a
+ * configured registry is refused, and its host is a name or IPv4 address with an optional port (registries.ts).
+ */
 function endpoint(host: string) {
-  const insecure = isLoopback(host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''))
+  const insecure = isLoopback(host.replace(/:\d+$/, ''))
   return `${insecure ? 'http' : 'https'}://${host === 'docker.io' ? 'registry-1.docker.io' : host}/v2/`
 }
 
@@ -214,7 +217,8 @@ async function login(svc: Service, req: ProtoRequest): Promise<ProtoResponse> {
   const viaToken = required.kind === 'token' && auth.password === required.token
   const ok = viaToken || authorize(required, auth)
   svc.journal.record('auth.login', { registry: host, username: auth.username, status: ok ? 'ok' : 'refused', known: registry !== undefined })
-  if (ok) return json(200, { Status: 'Login Succeeded', IdentityToken: viaToken && required.kind === 'token' ? required.token : '' })
+  // A token registry's token is the identity token however it was sent (password, identitytoken or registrytoken).
+  if (ok) return json(200, { Status: 'Login Succeeded', IdentityToken: required.kind === 'token' ? required.token : '' })
   const message =
     required.kind === 'token'
       ? `Get "${endpoint(host)}": unauthorized: incorrect username or password`
@@ -271,6 +275,6 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
   }
   if (path === '/auth' && req.method === 'POST') return login(svc, req)
   if (path.startsWith('/images/')) return handleImages(svc, req, target)
-  if (path.startsWith('/containers/')) return handleContainers(svc, req, target)
-  return undefined
+  // Undefined for any path that is not a container route.
+  return handleContainers(svc, req, target)
 }

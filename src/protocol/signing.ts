@@ -157,7 +157,8 @@ export async function timingSafeEqual(a: string, b: string): Promise<boolean> {
   return diff === 0
 }
 
-const fmtSkew = (ms: number) => (Math.abs(ms) >= 60_000 ? `${Math.round(Math.abs(ms) / 60_000)} min` : `${Math.round(Math.abs(ms) / 1000)} s`)
+/** A skew past the 5-minute window, in whole minutes. */
+const fmtSkew = (ms: number) => `${Math.round(Math.abs(ms) / 60_000)} min`
 
 /**
  * Checks a request's `HYPER-HMAC-SHA256` signature. Without configured keys every request is accepted

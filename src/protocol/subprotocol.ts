@@ -10,11 +10,3 @@ export function chooseSubprotocol(offered: Iterable<string>): string | undefined
   return undefined
 }
 
-/** The values of a `Sec-WebSocket-Protocol` request header, in order. */
-export function offeredSubprotocols(header: string | undefined): string[] {
-  if (!header) return []
-  return header
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0)
-}

@@ -7,6 +7,7 @@ import { faultCases } from './faults.case'
 import { adminCases } from './admin.case'
 import { chaosCases } from './chaos.case'
 import { dockerCases } from './docker.case'
+import { dockerEngineCases } from './docker-engine.case'
 import { overrideCases } from './overrides.case'
 
 /** Every case, written once. */
@@ -17,6 +18,7 @@ export const allCases: Record<string, Case[]> = {
   admin: adminCases,
   chaos: chaosCases,
   docker: dockerCases,
+  'docker-engine': dockerEngineCases,
   overrides: overrideCases,
 }
 

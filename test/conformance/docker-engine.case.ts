@@ -1,0 +1,355 @@
+import { expect } from 'vitest'
+import type { Dockside } from '../../src/index'
+import { drainWithClock } from '../support/helpers'
+import type { Case } from '../support/way-in'
+
+// The Docker Engine routes' exact answers (docs/docker-compat.md, the Engine API v1.47), on every way in:
+// ping, version, info, container inspect/start/stop and the list's fields, and login's registry names. What is
+// not served (404/501, which the in-process way treats as unhandled first) is in test/unit/docker-unserved.test.ts.
+
+const T0 = Date.UTC(2026, 0, 1)
+const ZERO_TIME = '0001-01-01T00:00:00Z'
+
+/** web (running, started at T0), api (ran, exited 3 at T0+1s), db (created at T0+2s, never started, unknown image). Now: T0+3s. */
+async function seed(fake: Dockside) {
+  fake.images.add('nginx', { tags: ['1.27', 'latest'], layers: [1000, 2345] })
+  fake.images.add('localhost:5000/team/api', { tags: ['1.0'], layers: [700] })
+  const web = fake.containers.create({ name: 'web', image: 'nginx:1.27', labels: { app: 'web' } })
+  web.start()
+  await fake.clock.advance(1000)
+  const api = fake.containers.create({ name: 'api', image: 'localhost:5000/team/api:1.0' })
+  api.start()
+  api.stop({ exitCode: 3 })
+  await fake.clock.advance(1000)
+  const db = fake.containers.create({ name: 'db', image: 'postgres' })
+  await fake.clock.advance(1000)
+  return { web, api, db }
+}
+
+async function message(res: Response): Promise<string> {
+  expect(res.headers.get('content-type')).toBe('application/json')
+  return ((await res.json()) as { message: string }).message
+}
+
+const login = (body: object) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+export const dockerEngineCases: Case[] = [
+  {
+    name: 'HEAD and GET /_ping answer 200 OK with the Engine headers (API 1.47, linux, no caching)',
+    async run({ h }) {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await h.fetch('/_ping', { method })
+        expect(res.status, method).toBe(200)
+        expect(res.headers.get('api-version')).toBe('1.47')
+        expect(res.headers.get('ostype')).toBe('linux')
+        expect(res.headers.get('docker-experimental')).toBe('false')
+        expect(res.headers.get('cache-control')).toBe('no-cache, no-store, must-revalidate')
+        expect(res.headers.get('pragma')).toBe('no-cache')
+        expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+        expect(await res.text(), method).toBe(method === 'HEAD' ? '' : 'OK')
+      }
+    },
+  },
+  {
+    name: 'GET /version and GET /info answer the documented fields (28.2.2, API 1.47 min 1.24, counts of the fake)',
+    async run({ fake, h }) {
+      await seed(fake)
+      const version = await h.fetch('/v1.47/version')
+      expect(version.status).toBe(200)
+      expect(version.headers.get('api-version')).toBe('1.47')
+      expect(await version.json()).toEqual({
+        Platform: { Name: 'dockside' },
+        Version: '28.2.2',
+        ApiVersion: '1.47',
+        MinAPIVersion: '1.24',
+        Os: 'linux',
+        Arch: 'amd64',
+        KernelVersion: 'dockside',
+        GoVersion: 'go1.24',
+        GitCommit: 'dockside',
+        BuildTime: '2026-01-01T00:00:00.000Z',
+      })
+      const info = await h.fetch('/v1.47/info')
+      expect(info.status).toBe(200)
+      expect(info.headers.get('ostype')).toBe('linux')
+      // Two tags of nginx are one image: Docker counts images, not tags.
+      expect(await info.json()).toEqual({
+        ID: 'dockside',
+        Name: 'dockside',
+        Containers: 3,
+        ContainersRunning: 1,
+        ContainersPaused: 0,
+        ContainersStopped: 2,
+        Images: 2,
+        ServerVersion: '28.2.2',
+        OperatingSystem: 'dockside (fake)',
+        OSType: 'linux',
+        Architecture: 'x86_64',
+        NCPU: 2,
+        MemTotal: 0,
+        Driver: 'dockside',
+        SystemTime: '2026-01-01T00:00:03.000Z',
+      })
+    },
+  },
+  {
+    name: 'GET /containers/{id}/json: the inspect fields of a running, an exited and a never-started container, by name, escaped name or id',
+    async run({ fake, h }) {
+      const { web, api, db } = await seed(fake)
+      const nginx = fake.images.resolve('nginx')!.id
+      const inspect = async (ref: string) => {
+        const res = await h.fetch(`/v1.47/containers/${ref}/json`)
+        expect(res.status, ref).toBe(200)
+        return (await res.json()) as Record<string, unknown>
+      }
+      const common = { Path: 'sh', Args: [], RestartCount: 0, Driver: 'overlay2', Platform: 'linux', HostConfig: { NetworkMode: 'default' }, NetworkSettings: { Networks: {} }, Mounts: [] }
+      const state = { Paused: false, Restarting: false, OOMKilled: false, Dead: false, Pid: 0, Error: '' }
+      expect(await inspect('web')).toEqual({
+        ...common,
+        Id: web.id,
+        Created: '2026-01-01T00:00:00.000Z',
+        State: { ...state, Status: 'running', Running: true, ExitCode: 0, StartedAt: '2026-01-01T00:00:00.000Z', FinishedAt: ZERO_TIME },
+        Image: nginx,
+        Name: '/web',
+        Config: { Hostname: web.id.slice(0, 12), Image: 'nginx:1.27', Labels: { app: 'web', sh_hyper_instancetype: web.instanceType }, Env: [], Cmd: ['sh'] },
+      })
+      expect(await inspect(api.id)).toMatchObject({
+        Name: '/api',
+        State: { Status: 'exited', Running: false, ExitCode: 3, StartedAt: '2026-01-01T00:00:01.000Z', FinishedAt: '2026-01-01T00:00:01.000Z' },
+      })
+      // An image the fake does not hold: no image id, as for a removed image.
+      expect(await inspect('%64b')).toMatchObject({
+        Id: db.id,
+        Name: '/db',
+        Image: '',
+        Created: '2026-01-01T00:00:02.000Z',
+        State: { Status: 'created', Running: false, StartedAt: ZERO_TIME, FinishedAt: ZERO_TIME },
+      })
+      const ghost = await h.fetch('/containers/ghost/json')
+      expect(ghost.status).toBe(404)
+      expect(await message(ghost)).toMatch(/^No such container: ghost/)
+      // A malformed escape is looked up as it came.
+      const bad = await h.fetch('/containers/%E0%A4%A/json')
+      expect(bad.status).toBe(404)
+      expect(await message(bad)).toMatch(/^No such container: %E0%A4%A/)
+    },
+  },
+  {
+    name: 'POST /containers/{id}/start and /stop: 204 and a journal entry, 304 when already in that state',
+    async run({ fake, h }) {
+      const { db } = await seed(fake)
+      const post = async (path: string) => {
+        const res = await h.fetch(path, { method: 'POST' })
+        expect(await res.text(), path).toBe('')
+        return res.status
+      }
+      expect(await post('/v1.47/containers/db/start')).toBe(204)
+      expect(db.state).toBe('running')
+      expect(db.startedAt).toBe(T0 + 3000)
+      expect(await post('/v1.47/containers/db/start')).toBe(304)
+      await fake.clock.advance(1000)
+      expect(await post(`/v1.47/containers/${db.id}/stop`)).toBe(204)
+      expect([db.state, db.exitCode, db.finishedAt]).toEqual(['exited', 0, T0 + 4000])
+      expect(await post('/v1.47/containers/db/stop')).toBe(304)
+      expect(fake.journal.ofType('container.start').filter((e) => e.via === 'docker-api')).toEqual([expect.objectContaining({ type: 'container.start', id: db.id, name: 'db', via: 'docker-api' })])
+      expect(fake.journal.ofType('container.stop').filter((e) => e.via === 'docker-api')).toEqual([expect.objectContaining({ type: 'container.stop', id: db.id, name: 'db', via: 'docker-api' })])
+      const ghost = await h.fetch('/containers/ghost/start', { method: 'POST' })
+      expect(ghost.status).toBe(404)
+      expect(await message(ghost)).toMatch(/^No such container: ghost/)
+      expect(db.state).toBe('exited')
+    },
+  },
+  {
+    name: 'GET /containers/json: each summary as the Engine lists it, Status as docker ps prints it, size=1 adds the sizes',
+    async run({ fake, h }) {
+      const { web, api, db } = await seed(fake)
+      const res = await h.fetch('/v1.47/containers/json?all=1')
+      expect(res.status).toBe(200)
+      const common = { Command: 'sh', Ports: [], HostConfig: { NetworkMode: 'default' }, NetworkSettings: { Networks: {} }, Mounts: [] }
+      expect(await res.json()).toEqual([
+        { ...common, Id: db.id, Names: ['/db'], Image: 'postgres', ImageID: '', Created: 1767225602, Labels: {}, State: 'created', Status: 'Created' },
+        { ...common, Id: api.id, Names: ['/api'], Image: 'localhost:5000/team/api:1.0', ImageID: fake.images.resolve('localhost:5000/team/api:1.0')!.id, Created: 1767225601, Labels: {}, State: 'exited', Status: 'Exited (3) 2 seconds ago' },
+        { ...common, Id: web.id, Names: ['/web'], Image: 'nginx:1.27', ImageID: fake.images.resolve('nginx')!.id, Created: 1767225600, Labels: { app: 'web' }, State: 'running', Status: 'Up 3 seconds' },
+      ])
+      await fake.clock.advance(58_000)
+      const later = (await (await h.fetch('/containers/json?all=true&size=1')).json()) as Record<string, unknown>[]
+      expect(later.map((c) => [c.Status, c.SizeRw, c.SizeRootFs])).toEqual([
+        ['Created', 0, 0],
+        ['Exited (3) About a minute ago', 0, 700],
+        ['Up About a minute', 0, 3345],
+      ])
+      // Docker's booleans: "0", "no", "false", "none" and "" (any case, trimmed) are false.
+      for (const no of ['0', 'no', 'NO', 'None', '+false', '']) {
+        const names = ((await (await h.fetch(`/containers/json?all=${no}&size=${no}`)).json()) as { Names: string[]; SizeRw?: number }[])
+        expect(names.map((c) => [c.Names[0], c.SizeRw]), `all=${no}`).toEqual([['/web', undefined]])
+      }
+    },
+  },
+  {
+    name: 'GET /containers/json filters: exact refusal messages, exit codes of several digits, an ambiguous id prefix, a name pattern over the size limit',
+    async run({ fake, h }) {
+      await seed(fake)
+      const list = async (filters: object) => {
+        const res = await h.fetch(`/containers/json?all=1&filters=${encodeURIComponent(JSON.stringify(filters))}`)
+        return { status: res.status, body: (await res.json()) as { Names: string[] }[] & { message: string } }
+      }
+      expect((await list({ exited: ['13', '3'] })).body.map((c) => c.Names[0])).toEqual(['/api'])
+      expect((await list({ exited: ['-1', '30'] })).body).toEqual([])
+      for (const bad of ['x3', '3x', '']) {
+        expect(await list({ exited: [bad] }), bad).toEqual({ status: 400, body: { message: `invalid filter 'exited=${bad}': expected an integer exit code, e.g. exited=0.` } })
+      }
+      expect(await list({ 'is-task': ['maybe', 'perhaps'] })).toEqual({ status: 400, body: { message: "invalid filter 'is-task=maybe,perhaps': expected true or false." } })
+      expect(await list({ health: ['ok'] })).toEqual({ status: 400, body: { message: 'Unrecognised filter value for health: ok. Allowed values: starting, healthy, unhealthy, none.' } })
+      // The empty prefix is every container's: ambiguous, so it matches none.
+      expect((await list({ id: [''] })).body).toEqual([])
+      expect(await list({ name: ['(a?){1000}(b?){1000}'] })).toEqual({
+        status: 400,
+        body: { message: "invalid filter 'name=(a?){1000}(b?){1000}': the pattern compiles to 8002 instructions, more than 1000; the fake matches names in linear time and refuses patterns larger than that (shorten the pattern or lower its repeat counts)." },
+      })
+    },
+  },
+  {
+    name: "POST /auth: Docker Hub's names all mean docker.io; a loopback address is plain http; the journal says whether the registry is known",
+    async run({ fake, h }) {
+      fake.registries.add('docker.io', { username: 'hub', password: 'pw' })
+      fake.registries.add('127.0.0.1:5000', { username: 'ci', password: 's3cret' })
+      const hub = 'login attempt to https://registry-1.docker.io/v2/ failed with status: 401 Unauthorized'
+      for (const serveraddress of [undefined, '', 'https://index.docker.io/v1/', 'index.docker.io', 'registry-1.docker.io', 'docker.io', 'HTTPS://Docker.IO/']) {
+        const wrong = await h.fetch('/auth', login({ username: 'hub', password: 'nope', serveraddress }))
+        expect(wrong.status, String(serveraddress)).toBe(401)
+        expect(await message(wrong)).toBe(hub)
+        const right = await h.fetch('/auth', login({ username: 'hub', password: 'pw', serveraddress }))
+        expect(right.status, String(serveraddress)).toBe(200)
+      }
+      const loopback = await h.fetch('/auth', login({ username: 'ci', password: 'nope', serveraddress: 'http://127.0.0.1:5000/v2/' }))
+      expect(loopback.status).toBe(401)
+      expect(await message(loopback)).toBe('login attempt to http://127.0.0.1:5000/v2/ failed with status: 401 Unauthorized')
+      // An unknown registry is open, whatever is sent.
+      const open = await h.fetch('/auth', login({ username: 'x', identitytoken: 'a', registrytoken: 'b', serveraddress: 'elsewhere.example.com' }))
+      expect(await open.json()).toEqual({ Status: 'Login Succeeded', IdentityToken: '' })
+      const journal = fake.journal.ofType('auth.login')
+      expect(journal.at(0)).toMatchObject({ registry: 'docker.io', username: 'hub', status: 'refused', known: true })
+      expect(journal.at(-2)).toMatchObject({ registry: '127.0.0.1:5000', status: 'refused', known: true })
+      expect(journal.at(-1)).toMatchObject({ registry: 'elsewhere.example.com', username: 'x', status: 'ok', known: false })
+    },
+  },
+  {
+    name: 'POST /auth to a token registry: the token as identitytoken or registrytoken comes back as the identity token too (it came back empty)',
+    async run({ fake, h }) {
+      fake.registries.add('ghcr.example.com', { token: 'tok-123' })
+      for (const field of ['identitytoken', 'registrytoken']) {
+        const ok = await h.fetch('/auth', login({ [field]: 'tok-123', serveraddress: 'ghcr.example.com' }))
+        expect(ok.status, field).toBe(200)
+        expect(await ok.json()).toEqual({ Status: 'Login Succeeded', IdentityToken: 'tok-123' })
+      }
+    },
+  },
+  {
+    name: 'GET /images/json: one summary per image (tags of one image together, newest first, RepoDigests after a push), reference globs',
+    async run({ fake, h }) {
+      fake.registries.add('localhost:5000')
+      fake.images.add('nginx', { tags: ['1.27', 'latest'], layers: [1000, 2345] })
+      await fake.clock.advance(5000)
+      const app = fake.images.add('localhost:5000/team/app', { tags: ['1.0', '2.0'], layers: [700] })
+      fake.containers.create({ name: 'web', image: 'nginx:1.27' })
+      fake.containers.create({ name: 'web2', image: 'docker.io/library/nginx' })
+      const nginx = fake.images.resolve('nginx')!
+      const pushed = await h.fetch('/images/localhost:5000/team/app/push?tag=1.0', { method: 'POST' })
+      await drainWithClock(pushed, () => fake.clock.advance('100ms'))
+      const list = async (filters?: object) => {
+        const res = await h.fetch(`/v1.47/images/json${filters ? `?filters=${encodeURIComponent(JSON.stringify(filters))}` : ''}`)
+        expect(res.status, JSON.stringify(filters)).toBe(200)
+        return (await res.json()) as { RepoTags: string[] }[]
+      }
+      expect(await list()).toEqual([
+        { Containers: 0, Created: 1767225605, Id: app.id, Labels: {}, ParentId: '', RepoDigests: [`localhost:5000/team/app@${app.manifestDigest}`], RepoTags: ['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], SharedSize: -1, Size: 700 },
+        { Containers: 2, Created: 1767225600, Id: nginx.id, Labels: {}, ParentId: '', RepoDigests: [], RepoTags: ['nginx:1.27', 'nginx:latest'], SharedSize: -1, Size: 3345 },
+      ])
+      const tags = async (filters: object) => (await list(filters)).map((i) => i.RepoTags)
+      expect(await tags({ reference: { nginx: true } })).toEqual([['nginx:1.27', 'nginx:latest']])
+      expect(await tags({ reference: ['nginx:1.*'] })).toEqual([['nginx:1.27']])
+      expect(await tags({ reference: { 'docker.io/library/nginx:latest': true } })).toEqual([['nginx:latest']])
+      expect(await tags({ reference: ['localhost:5000/*/app:2.0'] })).toEqual([['localhost:5000/team/app:2.0']])
+      // `*` stays within one path component; other characters are literal.
+      expect(await tags({ reference: ['localhost:5000/*'] })).toEqual([])
+      expect(await tags({ reference: ['ngin.'] })).toEqual([])
+      expect(await tags({ reference: ['nginx', 'localhost:5000/team/app:1.0'] })).toEqual([['localhost:5000/team/app:1.0'], ['nginx:1.27', 'nginx:latest']])
+      expect(await tags({ reference: { nginx: false } })).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']])
+      expect(await tags({ label: ['x'] })).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']])
+      const bad = await h.fetch(`/images/json?filters=${encodeURIComponent('{"reference":')}`)
+      expect(bad.status).toBe(400)
+      expect(await message(bad)).toBe('Invalid "filters" "{\\"reference\\":": expected JSON such as {"reference":{"nginx":true}}.')
+      // A reference over the matcher's budget (shown cut to 120 characters).
+      const big = await h.fetch(`/images/json?filters=${encodeURIComponent(JSON.stringify({ reference: ['a'.repeat(1001)] }))}`)
+      expect(big.status).toBe(400)
+      expect(await message(big)).toBe(`Invalid "filters" reference "${'a'.repeat(120)}": a pattern that compiles to at most 1000 instructions is expected, e.g. {"reference":{"nginx:*":true}}.`)
+    },
+  },
+  {
+    name: 'GET /images/{name}/json: the inspect fields, by name, Docker Hub name, escaped name or id; 404 No such image',
+    async run({ fake, h }) {
+      fake.images.add('nginx', { tags: ['1.27'], layers: [1000, 2345] })
+      const nginx = fake.images.resolve('nginx:1.27')!
+      const inspect = async (ref: string) => {
+        const res = await h.fetch(`/v1.47/images/${ref}/json`)
+        expect(res.status, ref).toBe(200)
+        return res.json()
+      }
+      const expected = {
+        Id: nginx.id,
+        RepoTags: ['nginx:1.27'],
+        RepoDigests: [],
+        Parent: '',
+        Comment: '',
+        Created: '2026-01-01T00:00:00.000Z',
+        DockerVersion: '',
+        Author: '',
+        Config: { Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], Cmd: ['sh'], Labels: null },
+        Architecture: 'amd64',
+        Os: 'linux',
+        Size: 3345,
+        GraphDriver: { Name: 'overlay2', Data: null },
+        RootFS: { Type: 'layers', Layers: nginx.layers.map((l) => l.digest) },
+        Metadata: { LastTagTime: '0001-01-01T00:00:00Z' },
+      }
+      expect(await inspect('nginx:1.27')).toEqual(expected)
+      expect(await inspect('docker.io/library/nginx:1.27')).toEqual(expected)
+      expect(await inspect('nginx%3A1.27')).toEqual(expected)
+      expect(await inspect(nginx.id)).toEqual(expected)
+      const missing = await h.fetch('/images/docker.io/library/redis/json')
+      expect(missing.status).toBe(404)
+      expect(await message(missing)).toBe('No such image: redis')
+      const malformed = await h.fetch('/images/%E0%A4%A/json')
+      expect(malformed.status).toBe(404)
+      expect(await message(malformed)).toBe('No such image: %E0%A4%A')
+    },
+  },
+  {
+    name: 'POST /images/{name}/tag: 201 and the new tag points at the same image (tag from ?tag, else from repo, else latest); no repo is a 400',
+    async run({ fake, h }) {
+      fake.images.add('nginx', { tags: ['1.27'], layers: [1000] })
+      const nginx = fake.images.resolve('nginx:1.27')!
+      const tag = async (query: string) => {
+        const res = await h.fetch(`/v1.47/images/nginx:1.27/tag${query}`, { method: 'POST' })
+        return { status: res.status, body: await res.text() }
+      }
+      expect(await tag('?repo=localhost:5000/team/web&tag=2.0')).toEqual({ status: 201, body: '' })
+      expect(await tag('?repo=localhost:5000/team/web:3.0')).toEqual({ status: 201, body: '' })
+      expect(await tag('?repo=docker.io/library/mine')).toEqual({ status: 201, body: '' })
+      expect(await tag('?repo=localhost:5000/team/web:4.0&tag=')).toEqual({ status: 201, body: '' })
+      for (const ref of ['localhost:5000/team/web:2.0', 'localhost:5000/team/web:3.0', 'mine:latest', 'localhost:5000/team/web:4.0']) expect(fake.images.resolve(ref), ref).toBe(nginx)
+      expect(fake.journal.ofType('image.tag').map((e) => [e.source, e.target])).toEqual([
+        ['nginx:1.27', 'localhost:5000/team/web:2.0'],
+        ['nginx:1.27', 'localhost:5000/team/web:3.0'],
+        ['nginx:1.27', 'mine:latest'],
+        ['nginx:1.27', 'localhost:5000/team/web:4.0'],
+      ])
+      const noRepo = await h.fetch('/images/nginx:1.27/tag?tag=2.0', { method: 'POST' })
+      expect(noRepo.status).toBe(400)
+      expect(await message(noRepo)).toBe('POST /images/{name}/tag needs a "repo" query parameter, e.g. ?repo=localhost:5000/team/app&tag=1.0.')
+      const missing = await h.fetch('/images/redis/tag?repo=x', { method: 'POST' })
+      expect(missing.status).toBe(404)
+      expect(await message(missing)).toBe('No such image: redis')
+    },
+  },
+]

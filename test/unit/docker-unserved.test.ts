@@ -1,0 +1,76 @@
+// What the fake does not serve, as the Engine answers it (docs/docker-compat.md, "Not served"): a Docker Engine
+// route the fake does not implement is 501 naming the route; the same path with another method, or a path that
+// is no Docker route at all, is Docker's own 404 `page not found`. Driven in process with the unhandled-request
+// policy letting the fake's own answer through (the server way answers the same: docker-routes-doc.test.ts).
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createDockside, type Dockside } from '../../src/index'
+
+const SERVED = 'ping, version, info, login (POST /auth), events, image list/inspect/tag/push, container list/inspect/start/stop, the events websocket GET /events/ws and the admin API /_dockside/*'
+
+let fake: Dockside
+let restore: () => void
+beforeAll(async () => {
+  fake = createDockside({ seed: 7 })
+  fake.containers.create({ name: 'web', image: 'nginx' })
+  const hooks = await fake.intercept({ region: 'us-west-1', onUnhandled: () => {} })
+  restore = () => hooks.restore()
+})
+afterAll(async () => {
+  restore()
+  await fake.close()
+})
+
+async function answer(method: string, path: string) {
+  const res = await fetch(`https://us-west-1.hyper.test${path}`, { method })
+  expect(res.headers.get('content-type')).toBe('application/json')
+  return { status: res.status, message: ((await res.json()) as { message: string }).message }
+}
+
+describe('Docker routes the fake does not serve', () => {
+  it.each([
+    ['POST', '/v1.47/containers/create', 'POST /containers/create'],
+    ['POST', '/networks/n1/connect', 'POST /networks/{id}/connect'],
+    ['GET', '/images/search?term=x', 'GET /images/search'],
+    ['DELETE', '/images/localhost:5000/team/app:1.0', 'DELETE /images/{name}'],
+    ['GET', '/containers/web/logs', 'GET /containers/{id}/logs'],
+  ])('%s %s is 501 naming %s', async (method, path, route) => {
+    expect(await answer(method, path)).toEqual({ status: 501, message: `${route} is not served by this fake (dockside serves ${SERVED}; see docs/docker-compat.md).` })
+  })
+
+  it.each([
+    // A served or unserved path with another method.
+    ['POST', '/_ping'],
+    ['POST', '/v1.47/version'],
+    ['POST', '/info'],
+    ['GET', '/auth'],
+    ['POST', '/containers/json'],
+    ['POST', '/containers/web/json'],
+    ['GET', '/containers/web/start'],
+    ['GET', '/containers/web/stop'],
+    ['GET', '/containers/create'],
+    ['GET', '/networks/n1/connect'],
+    // No Docker route at all.
+    ['GET', '/no/such/route'],
+  ])('%s %s is 404 page not found', async (method, path) => {
+    const bare = path.replace(/^\/v1\.47/, '')
+    expect(await answer(method, path)).toEqual({ status: 404, message: `page not found: ${method} ${bare} is not a Docker Engine API route this fake knows (dockside serves ${SERVED}; see docs/docker-compat.md).` })
+    expect(fake.containers.get('web').state).toBe('created')
+  })
+})
+
+describe("the Go regexp engine is loaded by the first list with filters, on either list route (a fresh process's first `docker ps --filter`)", () => {
+  it.each([
+    ['/containers/json?all=1&filters=%7B%22name%22%3A%5B%22%5Ew%22%5D%7D', (body: unknown) => expect((body as { Names: string[] }[]).map((c) => c.Names[0])).toEqual(['/w'])],
+    ['/images/json?filters=%7B%22reference%22%3A%7B%22ngin*%22%3Atrue%7D%7D', (body: unknown) => expect((body as { RepoTags: string[] }[]).map((i) => i.RepoTags)).toEqual([['nginx:latest']])],
+  ])('GET %s', async (url, check) => {
+    // Fresh modules: the engine is loaded once per process, so only a fresh copy shows who loads it.
+    vi.resetModules()
+    const fresh = await import('../../src/index')
+    await using f = fresh.createDockside({ seed: 1 })
+    f.images.add('nginx', { layers: [10] })
+    f.containers.create({ name: 'w', image: 'nginx' })
+    const res = await f.protocol.handle({ method: 'GET', url, headers: {}, signal: new AbortController().signal, body: async () => '' })
+    expect(res.status, String(res.body)).toBe(200)
+    check(JSON.parse(res.body as string))
+  })
+})

@@ -1,0 +1,98 @@
+// What both events endpoints share (src/protocol/events-common.ts): Docker's `sec[.nanos]` timestamps, the
+// since/until check, where the query's client comes from, and a `since` older than retention (4410 on the
+// websocket, 410 on GET /events) naming where to resume.
+import { describe, expect, it } from 'vitest'
+import { createDockside } from '../../src/index'
+import { formatTimestamp, MAX_TIMESTAMP_SECONDS, parseEventsQuery, parseTimestamp, parseTimestampNano, SINCE_GONE_CODE } from '../../src/protocol/events-common'
+import { parseTarget } from '../../src/protocol/http'
+import type { ProtoRequest } from '../../src/protocol/types'
+
+const req = (url: string, headers: Record<string, string> = {}): ProtoRequest => ({ method: 'GET', url, headers, signal: new AbortController().signal, body: async () => '' })
+const refusal = (name: string, shown: string) => `Invalid "${name}" ${shown}: expected Unix time as seconds[.nanoseconds] from 0 to 253402300799 (year 9999), e.g. 1767225600 or 1767225600.000000001.`
+
+describe('timestamps', () => {
+  it.each([
+    ['1767225600', 1767225600_000000000n],
+    ['1767225600.5', 1767225600_500000000n],
+    ['1767225600.000000001', 1767225600_000000001n],
+    ['1767225600.123456789', 1767225600_123456789n],
+    ['0001767225600', 1767225600_000000000n],
+    ['0', 0n],
+    ['253402300799', 253402300799_000000000n],
+    ['253402300799.999999999', 253402300799_999999999n],
+  ])('%s is %i ns', (text, nano) => {
+    expect(parseTimestampNano('since', text)).toBe(nano)
+  })
+  it('no value is no bound', () => {
+    expect(parseTimestampNano('since', undefined)).toBeUndefined()
+    expect(parseTimestampNano('since', '')).toBeUndefined()
+    expect(parseTimestamp('until', undefined)).toBeUndefined()
+  })
+  it.each(['253402300800', '1767225600.', '.5', '1767225600.0000000001', '1234567890123', '-1', ' 1', '1e9', 'x', '1767225600,5'])('%j is refused naming the range', (text) => {
+    expect(() => parseTimestampNano('until', text)).toThrow(refusal('until', JSON.stringify(text)))
+  })
+  it('a long bad value is shown cut to 40 characters with its length', () => {
+    expect(() => parseTimestampNano('since', 'x'.repeat(40))).toThrow(refusal('since', JSON.stringify('x'.repeat(40))))
+    expect(() => parseTimestampNano('since', 'x'.repeat(41))).toThrow(refusal('since', `${JSON.stringify('x'.repeat(40))}... (41 characters)`))
+  })
+  it('milliseconds for the clock, sec.nanos for Docker', () => {
+    expect(parseTimestamp('since', '1767225600.5')).toBe(1767225600500)
+    expect(formatTimestamp(1767225600_000000001n)).toBe('1767225600.000000001')
+    expect(formatTimestamp(5n)).toBe('0.000000005')
+    expect(formatTimestamp(1767225600_120000000n)).toBe('1767225600.120000000')
+    expect(MAX_TIMESTAMP_SECONDS).toBe(253402300799n)
+  })
+})
+
+describe('parseEventsQuery', () => {
+  it('until may equal since but not come before it', () => {
+    const q = (url: string) => parseEventsQuery(req(url), parseTarget(url))
+    expect(q('/events?since=5&until=5')).toMatchObject({ since: 5_000000000n, until: 5_000000000n })
+    expect(() => q('/events?since=5&until=4.999999999')).toThrow('Invalid "until" 4.999999999: it is before "since" 5.')
+    expect(q('/events?until=1')).toMatchObject({ since: undefined, until: 1_000000000n })
+  })
+  it('the client is the X-Dockside-Client header, else the client query value', () => {
+    const q = (url: string, headers?: Record<string, string>) => parseEventsQuery(req(url, headers), parseTarget(url)).client
+    expect(q('/events/ws?client=q', { 'x-dockside-client': 'h' })).toBe('h')
+    expect(q('/events/ws?client=q')).toBe('q')
+    expect(q('/events/ws')).toBeUndefined()
+  })
+  it('the same filters text gives the same compiled filter; the websocket and GET /events keep their own names', () => {
+    const q = (url: string) => parseEventsQuery(req(url), parseTarget(url)).filter
+    const f = encodeURIComponent('{"event":["start"]}')
+    expect(q(`/events/ws?filters=${f}`)).toBe(q(`/events/ws?filters=${f}`))
+    expect(q(`/events?filters=${f}`)).not.toBe(q(`/events/ws?filters=${f}`))
+    const docker = encodeURIComponent('{"type":["container"]}')
+    expect(q(`/events?filters=${docker}`).filters).toEqual({ type: ['container'] })
+    expect(() => q(`/events/ws?filters=${docker}`)).toThrow(/Invalid filter "type"/)
+  })
+})
+
+describe('a since older than retention', () => {
+  it('closes the websocket with 4410 and answers GET /events 410, both naming the first since that can be replayed', async () => {
+    await using fake = createDockside({ seed: 1, retainEvents: 2 })
+    const web = fake.containers.create({ name: 'web', image: 'nginx' })
+    for (let i = 0; i < 3; i++) {
+      web.start()
+      await fake.clock.advance(1000)
+      web.stop()
+      await fake.clock.advance(1000)
+    }
+    // Six events at 0, 1, ... 5 s; the first four are gone, the last evicted at 1767225603.
+    const reason = 'since 1767225600.000000000 is older than retention; resume with since=1767225603.000000001 or later'
+    const r = await fake.protocol.upgrade(req('/events/ws?since=1767225600'))
+    if (r.kind !== 'accept') throw new Error(r.kind)
+    const closes: unknown[] = []
+    r.open({ send: (t) => void closes.push(t), close: (code, why) => void closes.push([code, why]), drop: () => void closes.push('drop') })
+    expect(closes).toEqual([[SINCE_GONE_CODE, reason]])
+    expect(SINCE_GONE_CODE).toBe(4410)
+    const stream = await fake.protocol.handle(req('/events?since=1767225600'))
+    expect([stream.status, JSON.parse(stream.body as string).message]).toEqual([410, reason])
+    // Just past the evicted event: served.
+    const ok = await fake.protocol.upgrade(req('/events/ws?since=1767225603.000000001&until=1767225604'))
+    if (ok.kind !== 'accept') throw new Error(ok.kind)
+    const frames: unknown[] = []
+    ok.open({ send: (t) => void frames.push(JSON.parse(t).status), close: (code) => void frames.push(code), drop: () => {} })
+    expect(frames).toEqual(['start', 1000])
+  })
+})

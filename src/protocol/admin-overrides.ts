@@ -97,10 +97,12 @@ export async function handleVerifyAdmin(stores: VerifyStores, req: ProtoRequest,
       const given = patternOf(target)
       const pattern = patternFromJson(given, 'query', await linearRegex(), 'query', true)
       const limit = count(target, 'limit', 1000, 1000)
+      // Checked with or without a pattern: a bad value is a 400, never silently ignored.
+      const near = count(target, 'nearMisses', 3, 50)
       const matched = stores.requests.list(pattern)
       const answer: Record<string, unknown> = { count: matched.length, omitted: stores.requests.omitted, requests: limit === 0 ? [] : matched.slice(-limit) }
       // With a pattern, the closest requests that did not match and what differed (WireMock's near misses).
-      if (Object.keys(given).length > 0) answer.nearMisses = stores.requests.nearMisses(pattern, count(target, 'nearMisses', 3, 50))
+      if (Object.keys(given).length > 0) answer.nearMisses = stores.requests.nearMisses(pattern, near)
       return json(200, answer)
     }
     case 'DELETE requests': {

@@ -85,6 +85,8 @@ export interface RawRequest {
   status: number
   override: string | undefined
   websocket: boolean
+  /** Set by the log when it cut the body at {@link RECORDED_BODY_LIMIT}. */
+  bodyTruncated?: true
 }
 
 /** What the fake received, newest last. */
@@ -285,7 +287,7 @@ function view(r: RawRequest): RecordedRequest {
   const out: RecordedRequest = { seq: r.seq, time: r.time, method: r.method, url: maskUrl(r.url), path: r.path, query, headers, status: r.status }
   if (r.body !== undefined) {
     out.body = maskBody(r.body)
-    if (r.body.length >= RECORDED_BODY_LIMIT) out.bodyTruncated = true
+    if (r.bodyTruncated) out.bodyTruncated = true
   }
   if (r.client !== undefined) out.client = r.client
   if (r.override !== undefined) out.override = r.override
@@ -297,10 +299,7 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
 /** The first RECORDED_BODY_LIMIT characters as a string of their own: a slice would keep the whole body alive. */
-function capBody(text: string): string {
-  if (text.length <= RECORDED_BODY_LIMIT) return text
-  return decoder.decode(encoder.encode(text.slice(0, RECORDED_BODY_LIMIT)))
-}
+const capBody = (text: string): string => decoder.decode(encoder.encode(text.slice(0, RECORDED_BODY_LIMIT)))
 
 /** Edit distance of two short strings in [0, 1] (cut at 200 characters: near-miss ranking only). */
 function distance(a: string, b: string): number {
@@ -353,7 +352,11 @@ export function createRequestLog(limit = REQUEST_LOG_LIMIT): RequestLog {
     clear: () => ring.clear(),
     record(raw) {
       raw.seq = ++seq
-      if (raw.body !== undefined) raw.body = capBody(raw.body)
+      // Only a longer body is cut (and marked): one of exactly the limit is kept whole.
+      if (raw.body !== undefined && raw.body.length > RECORDED_BODY_LIMIT) {
+        raw.body = capBody(raw.body)
+        raw.bodyTruncated = true
+      }
       ring.push(raw)
     },
   }

@@ -20,6 +20,12 @@ export interface ClientOptions {
   resume: boolean
   /** `exclusive`: since = last timeNano + 1 ns (exact); `inclusive`: since = last timeNano (the last event comes twice). */
   since?: 'exclusive' | 'inclusive'
+  /**
+   * Awaited before each reconnect. The storyboard runner holds a client the fake has just refused until its clock
+   * moves, as a client honouring Retry-After would not retry at the same instant: with real-time backoffs alone, a
+   * loaded machine let a retry land before the next step, and the extra refused attempt moved `every: 2` by one.
+   */
+  gate?: () => Promise<void>
 }
 
 /** `timeNano` exceeds 2^53: JSON.parse would round it, so read it from the frame's text. */
@@ -45,9 +51,14 @@ export function handwrittenClient(o: ClientOptions): EventsClient {
     if (stopped) return
     // Real-time backoff, kept tiny for tests: 1, 2, 4 ... 16 ms (a real client would use seconds).
     const backoff = Math.min(16, 2 ** failures++)
-    // Retry-After is in seconds of the fake's clock; in a test on the virtual clock, the test moves time instead.
+    // Retry-After is in seconds of the fake's clock; in a test on the virtual clock, the test moves time instead
+    // (and its gate holds the retry until it has).
     void retryAfterSeconds
-    timer = setTimeout(open, backoff)
+    const go = () => {
+      if (!stopped) timer = setTimeout(open, backoff)
+    }
+    if (o.gate) void o.gate().then(go)
+    else go()
   }
   const open = () => {
     if (stopped) return
@@ -86,7 +97,7 @@ export function handwrittenClient(o: ClientOptions): EventsClient {
 export function partysocketClient(o: ClientOptions): EventsClient {
   const frames: string[] = []
   let last: bigint | undefined
-  const rws = new ReconnectingWebSocket(() => urlFor(o, last), [], {
+  const rws = new ReconnectingWebSocket(async () => (await o.gate?.(), urlFor(o, last)), [], {
     WebSocket,
     minReconnectionDelay: 1,
     maxReconnectionDelay: 16,

@@ -41,11 +41,22 @@ export async function runStoryboard(
   const fake = createDockside({ scenario: await loadScenario(file) })
   const server = await fake.listen({ port: 0 })
   const id = 'reference-client'
-  const client = start({ url: server.wsUrl, id, ...options })
+  // A client the fake refused at this instant retries once the clock has moved (see ClientOptions.gate).
+  let held: (() => void)[] = []
+  const refusedNow = () => {
+    if (!fake.deliveries.clients().includes(id)) return false
+    const last = fake.deliveries.report(id).timeline.at(-1)
+    return last?.kind === 'refused' && last.elapsedMs === fake.clock.elapsed()
+  }
+  const gate = () => (refusedNow() ? new Promise<void>((resolve) => held.push(resolve)) : Promise.resolve())
+  const client = start({ url: server.wsUrl, id, gate, ...options })
   try {
     await settled(fake, id)
     for (let s = 0; s < seconds; s++) {
       await fake.clock.advance('1s')
+      const release = held
+      held = []
+      for (const go of release) go()
       await settled(fake, id)
     }
     // Let what the fake sent reach the client (it may still be finishing a handshake), then stop it.

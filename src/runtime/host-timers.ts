@@ -30,6 +30,8 @@ export const hostTimers: HostTimers = {
 
 /** The real `setTimeout`, for transports that must not wait on a user's fake timers. */
 export const hostSetTimeout: typeof setTimeout = realSetTimeout
+/** The real `clearTimeout`. */
+export const hostClearTimeout: typeof clearTimeout = realClearTimeout
 /** The real `setImmediate`. */
 export const hostSetImmediate: (fn: () => void) => unknown = realSetImmediate
 /** The real `queueMicrotask` (jest's fake timers replace the global one). */

@@ -6,16 +6,16 @@ import type * as Vm from 'node:vm'
 import { readCappedText } from '../../protocol/limits'
 import type { Served } from '../../protocol/guard'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
-import { hostTimers } from '../../runtime/host-timers'
+import { hostNextTick, hostTimers } from '../../runtime/host-timers'
 import { httpOrigins, servedAt, type HookedRegion } from './registry'
 
 /** The symbol Node's fetch (and the undici package) reads the global dispatcher from. */
 export const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1')
 
 const { STATUS_CODES } = process.getBuiltinModule('node:http') as typeof Http
-// Captured at import, as host-timers.ts does for timers: a user's fake timers (jest fakes process.nextTick) cannot
-// hold back a stream's bytes.
-const nextTick = process.nextTick
+// The host's nextTick as captured when dockside was imported (host-timers.ts): a user's fake timers (jest fakes
+// process.nextTick) cannot hold back a stream's bytes, even when this module loads after they were installed.
+const nextTick = hostNextTick
 
 /** Bytes gathered before they go to the client without waiting for the end of the turn (a socket's high-water mark). */
 const COALESCE_BYTES = 64 * 1024

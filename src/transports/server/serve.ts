@@ -7,12 +7,18 @@ import { errorResponse, jsonError } from '../../protocol/http'
 import { BodyTooLargeError, EVENTS_MAX_MESSAGE } from '../../protocol/limits'
 import type { Protocol } from '../../protocol/router'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
+import { hostClearTimeout, hostNextTick, hostSetImmediate, hostSetTimeout } from '../../runtime/host-timers'
 import type { ProtoRequest, ProtoResponse, SocketSession, SocketSink, UpgradeResult } from '../../protocol/types'
 
 // getBuiltinModule avoids the cost of a static ESM import of node:http at start-up.
 const http = process.getBuiltinModule('node:http') as typeof Http
-const { setTimeout: realSetTimeout, clearTimeout: realClearTimeout, setImmediate: realSetImmediate } = globalThis
-const realNextTick = process.nextTick
+// The host's timers as dockside's main module captured them at import: this module loads lazily, on the first
+// listen(), when a user's fake timers (jest's fake process.nextTick, say) may already be installed, and a faked
+// nextTick would hold every corked frame until the test advances its timers.
+const realSetTimeout = hostSetTimeout
+const realClearTimeout = hostClearTimeout
+const realSetImmediate = hostSetImmediate
+const realNextTick = hostNextTick
 
 /** Bytes of a streamed body gathered before they are written without waiting for the end of the turn. */
 const COALESCE_BYTES = 64 * 1024

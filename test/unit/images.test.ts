@@ -1,7 +1,7 @@
 // The image model (src/service/images.ts): references, tags, layers, lookups and refusals word for word.
 import { describe, expect, it } from 'vitest'
 import { createDockside } from '../../src/index'
-import { pushReferenceProblem, splitReference } from '../../src/service/images'
+import { pushReferenceProblem, splitReference, type Image } from '../../src/service/images'
 
 describe('references', () => {
   it('splitReference: a port is not a tag; a digest has no tag', () => {
@@ -54,7 +54,7 @@ describe('images', () => {
     expect(() => fake.images.add('Bad')).toThrow('Invalid image name "Bad": expected lower-case [host[:port]/]path[:tag], e.g. "localhost:5000/team/app:1.0".')
     expect(() => fake.images.add('app', { tags: ['.x'] })).toThrow('Invalid tag ".x": expected up to 128 characters of [A-Za-z0-9_.-], not starting with "." or "-".')
     for (const n of [0, 128, 1.5]) expect(() => fake.images.add('app', { layers: n })).toThrow(`Invalid layers ${n}: expected a count from 1 to 127 or a list of sizes in bytes.`)
-    for (const l of [[], [0], [1.5], [-1]]) {
+    for (const l of [[], [0], [1.5], [-1], [100, 0], [100, 1.5], [100, -1]]) {
       expect(() => fake.images.add('app', { layers: l })).toThrow(`Invalid layers ${JSON.stringify(l)}: expected a count from 1 to 127 or a non-empty list of positive sizes in bytes.`)
     }
     expect(() => fake.images.tag('nope:1', 'x:1')).toThrow('No such image: nope:1')
@@ -75,6 +75,8 @@ describe('images', () => {
     expect(fake.images.resolve(a.id.slice(7, 19))).toBe(a)
     expect(fake.images.resolve(`sha256:${b.id.slice(7, 11)}`)).toBe(b)
     expect(fake.images.resolve(a.id.slice(7, 10))).toBeUndefined()
+    // A reference that merely contains "sha256:" is not an id.
+    expect(fake.images.resolve(`${a.id.slice(7, 11)}sha256:`)).toBeUndefined()
     expect(fake.images.resolve('app:2')).toBeUndefined()
     fake.images.untag('app:1')
     expect(fake.images.resolve('app:1')).toBeUndefined()
@@ -83,5 +85,30 @@ describe('images', () => {
     expect(fake.images.tagsOf('other')).toEqual([])
     fake.images.clear()
     expect([fake.images.list(), fake.images.resolve(a.id)]).toEqual([[], undefined])
+  })
+
+  it('an id prefix two images share resolves to neither (Docker: ambiguous), a longer one to its image', async () => {
+    await using fake = createDockside({ seed: 4 })
+    const byPrefix = new Map<string, Image>()
+    let pair: [Image, Image] | undefined
+    for (let i = 0; !pair; i++) {
+      const image = fake.images.add(`app${i}`, { layers: [1] })
+      const other = byPrefix.get(image.id.slice(7, 11))
+      if (other) pair = [other, image]
+      byPrefix.set(image.id.slice(7, 11), image)
+    }
+    const [a, b] = pair
+    expect(a.id.slice(7, 11)).toBe(b.id.slice(7, 11))
+    expect(fake.images.resolve(a.id.slice(7, 11))).toBeUndefined()
+    expect(fake.images.resolve(a.id.slice(7, 23))).toBe(a)
+    expect(fake.images.resolve(b.id.slice(7, 23))).toBe(b)
+  })
+
+  it('a layer count draws sizes from 512 KiB to 12 MiB, as real image layers', async () => {
+    await using fake = createDockside({ seed: 2 })
+    const sizes = fake.images.add('app', { layers: 127 }).layers.map((l) => l.size)
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(512 * 1024)
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(12 * 1024 * 1024)
+    for (const s of sizes) expect(Number.isInteger(s)).toBe(true)
   })
 })

@@ -85,6 +85,51 @@ describe('who a client is', () => {
   })
 })
 
+describe('activity order', () => {
+  it('clients() lists in order of arrival; an unknown client names the known ones in order of activity', () => {
+    const { d } = world()
+    d.attempt('a', {})
+    d.attempt('b', {})
+    d.attempt('a', {})
+    expect(d.clients()).toEqual(['a', 'b'])
+    expect(() => d.report('x')).toThrow(/^No events client "x"\. Known clients: "b", "a"\. Give clients/)
+  })
+
+  it('a client that tries again is no longer the one idle the longest', () => {
+    const { d } = world({ limits: { clients: 2 } })
+    d.attempt('a', {})
+    d.attempt('b', {})
+    d.attempt('a', {})
+    d.attempt('c', {})
+    expect(d.clients()).toEqual(['a', 'c'])
+  })
+
+  it('a client with two attempts waiting stays busy until both end', () => {
+    const { d } = world()
+    const [s1, s2] = [new AbortController(), new AbortController()]
+    const key = d.identify({ filters: {} })
+    d.attempt(key, {}, s1.signal)
+    d.attempt(key, {}, s2.signal)
+    s1.abort()
+    expect(d.identify({ filters: {} })).toBe('local {} #2')
+    s2.abort()
+    expect(d.identify({ filters: {} })).toBe('local {}')
+    expect(d.report(key).timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'abandoned', 'abandoned'])
+  })
+
+  it('the twelfth anonymous client, once free, is the next one given (numbers of two digits)', () => {
+    const { d } = world()
+    for (let i = 1; i <= 13; i++) {
+      const key = d.identify({ filters: {} })
+      expect(key).toBe(i === 1 ? 'local {}' : `local {} #${i}`)
+      d.attempt(key, {})
+      d.opened(key, i, 'ws', undefined)
+    }
+    d.closed('local {} #12', 12, 'client', 1000, '')
+    expect(d.identify({ filters: {} })).toBe('local {} #12')
+  })
+})
+
 describe('a report, word for word', () => {
   it('refused, back, served twice over, closed by the server, away: missed, duplicates, gaps, backoff, timeline', async () => {
     const w = world()
@@ -159,6 +204,13 @@ describe('a report, word for word', () => {
       ['refused', '503: down'],
     ])
     expect(back.backoffMs).toEqual([2000, 4000])
+    // A second connection of the same client while the first is open: no stretch away, so no new gap.
+    const e5 = w.ev()
+    d.sent('c', 8, e5)
+    await w.to(9800)
+    d.attempt('c', {})
+    d.opened('c', 9, 'ws', undefined)
+    expect(d.report('c').gaps).toEqual(back.gaps)
   })
 
   it("after its own close (a close frame) nothing is owed until its next attempt; a returning since is owed again", async () => {
@@ -214,6 +266,11 @@ describe('a report, word for word', () => {
     expect(d.report('drop').timeline.at(-1)).toEqual({ at: at(0), elapsedMs: 500, kind: 'drop', detail: 'socket 2 dropped (no close frame, 1006)' })
     expect(d.report('crash').timeline.at(-1)).toMatchObject({ kind: 'close', detail: 'socket 1 closed by client 1006' })
     expect(d.report('eager').timeline.at(-1)).toMatchObject({ kind: 'close', detail: 'socket 3 closed by client 1000 "bye"' })
+    // Each end counts towards the next attempt's backoff: the drop's and the 1006's.
+    await w.to(2700)
+    d.attempt('drop', {})
+    d.attempt('crash', {})
+    expect([d.report('drop').backoffMs, d.report('crash').backoffMs]).toEqual([[2700], [2700]])
     // A server close with an empty reason.
     d.attempt('quiet', {})
     d.opened('quiet', 4, 'ws', undefined)
@@ -263,6 +320,8 @@ describe('a report, word for word', () => {
     const r = d.report('f')
     expect([r.expected, r.delivered, r.missed, r.connections.map((c) => c.sent)]).toEqual([2, 2, [], [1]])
     expect(r.connections[0].closedAt).toBe(undefined)
+    expect([r.refusals, r.omitted]).toEqual([[], { connections: 0, refusals: 0, timeline: 0 }])
+    expect(d.summary('f')).toEqual({ client: 'f', expected: 2, delivered: 2, missed: 0, duplicates: 0, connections: 1, refusals: 0 })
     expect(Object.keys(r.connections[0])).toEqual(['socket', 'via', 'openedAt', 'since', 'sent'])
     expect(early.seq).toBe(1)
   })

@@ -327,6 +327,78 @@ describe('a report, word for word', () => {
   })
 })
 
+describe('where what is owed starts and stops', () => {
+  it('attempts alone (not yet answered) owe nothing; the event just before the open is not owed', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('w', {})
+    const before = w.ev()
+    expect(d.report('w')).toMatchObject({ expected: 0, missed: [], gaps: [], connections: [] })
+    d.opened('w', 1, 'ws', undefined)
+    const e = w.ev()
+    d.sent('w', 1, e)
+    expect(d.summary('w')).toMatchObject({ expected: 1, delivered: 1, missed: 0 })
+    expect(before.seq).toBe(1)
+  })
+
+  it('an event never sent while connected is missed, but not in the gap that follows', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    const lost = w.ev()
+    d.closed('c', 1, 'server', 1011, 'oops')
+    await w.to(1000)
+    const r = d.report('c')
+    expect([r.missed, r.gaps]).toEqual([[ref(lost)], [{ from: at(0), to: at(1000), ms: 1000, missed: 0, ongoing: true }]])
+  })
+
+  it('a close is recorded once; sends after it do not count on that connection', () => {
+    const w = world()
+    const { d } = w
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    d.closed('c', 1, 'server', 1000, '')
+    d.closed('c', 1, 'drop', 1006, '')
+    d.sent('c', 1, w.ev())
+    const r = d.report('c')
+    expect(r.timeline.map((l) => l.kind)).toEqual(['attempt', 'open', 'close'])
+    expect(r.connections).toMatchObject([{ sent: 0, closedBy: 'server', code: 1000 }])
+  })
+
+  it('one of two open connections closed by the server: no stretch away while the other is open', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    d.attempt('c', {})
+    d.opened('c', 2, 'ws', undefined)
+    d.closed('c', 1, 'server', 1001, '')
+    await w.to(1000)
+    const e = w.ev()
+    d.sent('c', 2, e)
+    d.attempt('c', {})
+    d.opened('c', 3, 'ws', undefined)
+    expect(d.report('c')).toMatchObject({ expected: 1, delivered: 1, missed: [], gaps: [] })
+  })
+
+  it('a client whose last waiting attempt ends (abandoned or refused) becomes idle, and can be forgotten', () => {
+    const { d } = world({ limits: { clients: 1 } })
+    const [s1, s2, s3, s4] = [0, 1, 2, 3].map(() => new AbortController())
+    d.attempt('a', {}, s1.signal)
+    d.attempt('a', {}, s2.signal) // busy: no longer among the idle
+    s1.abort()
+    s2.abort()
+    d.attempt('b', {}, s3.signal)
+    expect(d.clients()).toEqual(['b'])
+    d.attempt('b', {}, s4.signal)
+    d.refused('b', 429, 'x', 1, s3.signal)
+    d.refused('b', 429, 'x', 1, s4.signal)
+    d.attempt('c', {})
+    expect(d.clients()).toEqual(['c'])
+  })
+})
+
 describe('attempts that are never answered', () => {
   it('an aborted attempt is abandoned: owed from then, a gap begins, and it ends a backoff', async () => {
     const w = world()
@@ -355,13 +427,13 @@ describe('attempts that are never answered', () => {
     const { d } = world()
     const gone = new AbortController()
     gone.abort()
-    d.attempt('a', {}, gone.signal)
+    d.attempt('local {}', {}, gone.signal)
     expect(d.identify({ filters: {} })).toBe('local {}')
     const ac = new AbortController()
     d.attempt('a', {}, ac.signal)
     d.opened('a', 1, 'ws', undefined, ac.signal)
     ac.abort()
-    expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'open'])
+    expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'open'])
   })
 
   it('an answer names its attempt by signal, else the oldest waiting one is answered', () => {

@@ -67,6 +67,23 @@ describe('who a client is', () => {
     expect(connect(8)).toBe('local {} #3')
     expect(connect(9)).toBe('local {} #4')
     expect(d.clients()).toEqual(['local {}', 'local {} #2', 'local {} #3', 'local {} #4', 'local {} #5'])
+    // Freed in ascending order: the lowest is given first.
+    d.closed('local {} #3', 8, 'client', 1000, '')
+    d.closed('local {} #4', 9, 'client', 1000, '')
+    expect(connect(10)).toBe('local {} #3')
+  })
+
+  it('a filter text that itself holds " #5" is not read as a number', () => {
+    const { d } = world()
+    const f = { container: ['a #5'] }
+    const base = 'local {"container":["a #5"]}'
+    for (const socket of [1, 2]) {
+      const key = d.identify({ filters: f })
+      d.attempt(key, f)
+      d.opened(key, socket, 'ws', undefined)
+    }
+    d.closed(base, 1, 'client', 1000, '')
+    expect(d.identify({ filters: f })).toBe(base)
   })
 
   it('an attempt still waiting for its answer holds its key; an attempt without a signal does not', () => {
@@ -442,7 +459,8 @@ describe('attempts that are never answered', () => {
     d.attempt('a', {}, s1.signal)
     d.attempt('a', {}, s2.signal)
     d.opened('a', 1, 'ws', undefined, s2.signal)
-    s2.abort()
+    s2.abort() // answered: no longer listened to
+    expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'open'])
     s1.abort()
     expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'open', 'abandoned'])
     d.attempt('b', {}, s3.signal)

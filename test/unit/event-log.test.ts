@@ -296,6 +296,8 @@ describe('subscribers', () => {
     const a = sub('we', '{"container":["we"]}')
     sub('db', '{"container":["/db","db"]}')
     sub('id', '{"container":["c3"]}')
+    sub('db-stops', '{"container":["db"],"event":["stop"]}')
+    sub('db-labelled', '{"container":["db"],"label":["tier"]}')
     log.append(input()) // web
     log.append(input({ name: 'db', id: 'c3' }))
     log.append(input({ name: 'x', id: 'zz' }))

@@ -112,6 +112,46 @@ describe('activity order', () => {
     expect(() => d.report('x')).toThrow(/^No events client "x"\. Known clients: "b", "a"\. Give clients/)
   })
 
+  it('an end that leaves the client busy (another attempt or connection) does not move it in the activity order', () => {
+    const { d } = world()
+    const known = () => {
+      try {
+        d.report('?')
+      } catch (error) {
+        return /Known clients: (.*?)\. Give/.exec((error as Error).message)?.[1]
+      }
+    }
+    const [s1, s2, s3, s4] = [0, 1, 2, 3].map(() => new AbortController())
+    d.attempt('a', {}, s1.signal)
+    d.attempt('a', {}, s2.signal)
+    d.attempt('r', {}, s3.signal)
+    d.attempt('r', {}, s4.signal)
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    d.attempt('c', {})
+    d.opened('c', 2, 'ws', undefined)
+    d.attempt('z', {})
+    expect(known()).toBe('"a", "r", "c", "z"')
+    s1.abort()
+    d.refused('r', 429, 'x', 1, s3.signal)
+    d.closed('c', 1, 'server', 1001, '')
+    expect(known()).toBe('"a", "r", "c", "z"')
+  })
+
+  it('a refusal after its own close (the attempt was made before it) owes what follows the refusal', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    d.attempt('c', {}) // a second connection, with no signal to wait on
+    d.closed('c', 1, 'client', 1000, '')
+    await w.to(1000)
+    d.refused('c', 503, 'down')
+    const e = w.ev()
+    await w.to(2000)
+    expect(d.report('c')).toMatchObject({ missed: [ref(e)], gaps: [{ from: at(1000), to: at(2000), ms: 1000, missed: 1, ongoing: true }] })
+  })
+
   it('a client that tries again is no longer the one idle the longest', () => {
     const { d } = world({ limits: { clients: 2 } })
     d.attempt('a', {})

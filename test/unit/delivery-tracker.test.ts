@@ -67,6 +67,23 @@ describe('who a client is', () => {
     expect(connect(8)).toBe('local {} #3')
     expect(connect(9)).toBe('local {} #4')
     expect(d.clients()).toEqual(['local {}', 'local {} #2', 'local {} #3', 'local {} #4', 'local {} #5'])
+    // Freed in ascending order: the lowest is given first.
+    d.closed('local {} #3', 8, 'client', 1000, '')
+    d.closed('local {} #4', 9, 'client', 1000, '')
+    expect(connect(10)).toBe('local {} #3')
+  })
+
+  it('a filter text that itself holds " #5" is not read as a number', () => {
+    const { d } = world()
+    const f = { container: ['a #5'] }
+    const base = 'local {"container":["a #5"]}'
+    for (const socket of [1, 2]) {
+      const key = d.identify({ filters: f })
+      d.attempt(key, f)
+      d.opened(key, socket, 'ws', undefined)
+    }
+    d.closed(base, 1, 'client', 1000, '')
+    expect(d.identify({ filters: f })).toBe(base)
   })
 
   it('an attempt still waiting for its answer holds its key; an attempt without a signal does not', () => {
@@ -82,6 +99,91 @@ describe('who a client is', () => {
     expect(d.identify({ filters: f })).toBe(base)
     expect(d.known(base)).toBe(true)
     expect(d.known(`${base} #2`)).toBe(false)
+  })
+})
+
+describe('activity order', () => {
+  it('clients() lists in order of arrival; an unknown client names the known ones in order of activity', () => {
+    const { d } = world()
+    d.attempt('a', {})
+    d.attempt('b', {})
+    d.attempt('a', {})
+    expect(d.clients()).toEqual(['a', 'b'])
+    expect(() => d.report('x')).toThrow(/^No events client "x"\. Known clients: "b", "a"\. Give clients/)
+  })
+
+  it('an end that leaves the client busy (another attempt or connection) does not move it in the activity order', () => {
+    const { d } = world()
+    const known = () => {
+      try {
+        d.report('?')
+      } catch (error) {
+        return /Known clients: (.*?)\. Give/.exec((error as Error).message)?.[1]
+      }
+    }
+    const [s1, s2, s3, s4] = [0, 1, 2, 3].map(() => new AbortController())
+    d.attempt('a', {}, s1.signal)
+    d.attempt('a', {}, s2.signal)
+    d.attempt('r', {}, s3.signal)
+    d.attempt('r', {}, s4.signal)
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    d.attempt('c', {})
+    d.opened('c', 2, 'ws', undefined)
+    d.attempt('z', {})
+    expect(known()).toBe('"a", "r", "c", "z"')
+    s1.abort()
+    d.refused('r', 429, 'x', 1, s3.signal)
+    d.closed('c', 1, 'server', 1001, '')
+    expect(known()).toBe('"a", "r", "c", "z"')
+  })
+
+  it('a refusal after its own close (the attempt was made before it) owes what follows the refusal', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    d.attempt('c', {}) // a second connection, with no signal to wait on
+    d.closed('c', 1, 'client', 1000, '')
+    await w.to(1000)
+    d.refused('c', 503, 'down')
+    const e = w.ev()
+    await w.to(2000)
+    expect(d.report('c')).toMatchObject({ missed: [ref(e)], gaps: [{ from: at(1000), to: at(2000), ms: 1000, missed: 1, ongoing: true }] })
+  })
+
+  it('a client that tries again is no longer the one idle the longest', () => {
+    const { d } = world({ limits: { clients: 2 } })
+    d.attempt('a', {})
+    d.attempt('b', {})
+    d.attempt('a', {})
+    d.attempt('c', {})
+    expect(d.clients()).toEqual(['a', 'c'])
+  })
+
+  it('a client with two attempts waiting stays busy until both end', () => {
+    const { d } = world()
+    const [s1, s2] = [new AbortController(), new AbortController()]
+    const key = d.identify({ filters: {} })
+    d.attempt(key, {}, s1.signal)
+    d.attempt(key, {}, s2.signal)
+    s1.abort()
+    expect(d.identify({ filters: {} })).toBe('local {} #2')
+    s2.abort()
+    expect(d.identify({ filters: {} })).toBe('local {}')
+    expect(d.report(key).timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'abandoned', 'abandoned'])
+  })
+
+  it('the twelfth anonymous client, once free, is the next one given (numbers of two digits)', () => {
+    const { d } = world()
+    for (let i = 1; i <= 13; i++) {
+      const key = d.identify({ filters: {} })
+      expect(key).toBe(i === 1 ? 'local {}' : `local {} #${i}`)
+      d.attempt(key, {})
+      d.opened(key, i, 'ws', undefined)
+    }
+    d.closed('local {} #12', 12, 'client', 1000, '')
+    expect(d.identify({ filters: {} })).toBe('local {} #12')
   })
 })
 
@@ -159,6 +261,13 @@ describe('a report, word for word', () => {
       ['refused', '503: down'],
     ])
     expect(back.backoffMs).toEqual([2000, 4000])
+    // A second connection of the same client while the first is open: no stretch away, so no new gap.
+    const e5 = w.ev()
+    d.sent('c', 8, e5)
+    await w.to(9800)
+    d.attempt('c', {})
+    d.opened('c', 9, 'ws', undefined)
+    expect(d.report('c').gaps).toEqual(back.gaps)
   })
 
   it("after its own close (a close frame) nothing is owed until its next attempt; a returning since is owed again", async () => {
@@ -214,6 +323,11 @@ describe('a report, word for word', () => {
     expect(d.report('drop').timeline.at(-1)).toEqual({ at: at(0), elapsedMs: 500, kind: 'drop', detail: 'socket 2 dropped (no close frame, 1006)' })
     expect(d.report('crash').timeline.at(-1)).toMatchObject({ kind: 'close', detail: 'socket 1 closed by client 1006' })
     expect(d.report('eager').timeline.at(-1)).toMatchObject({ kind: 'close', detail: 'socket 3 closed by client 1000 "bye"' })
+    // Each end counts towards the next attempt's backoff: the drop's and the 1006's.
+    await w.to(2700)
+    d.attempt('drop', {})
+    d.attempt('crash', {})
+    expect([d.report('drop').backoffMs, d.report('crash').backoffMs]).toEqual([[2700], [2700]])
     // A server close with an empty reason.
     d.attempt('quiet', {})
     d.opened('quiet', 4, 'ws', undefined)
@@ -263,8 +377,82 @@ describe('a report, word for word', () => {
     const r = d.report('f')
     expect([r.expected, r.delivered, r.missed, r.connections.map((c) => c.sent)]).toEqual([2, 2, [], [1]])
     expect(r.connections[0].closedAt).toBe(undefined)
+    expect([r.refusals, r.omitted]).toEqual([[], { connections: 0, refusals: 0, timeline: 0 }])
+    expect(d.summary('f')).toEqual({ client: 'f', expected: 2, delivered: 2, missed: 0, duplicates: 0, connections: 1, refusals: 0 })
     expect(Object.keys(r.connections[0])).toEqual(['socket', 'via', 'openedAt', 'since', 'sent'])
     expect(early.seq).toBe(1)
+  })
+})
+
+describe('where what is owed starts and stops', () => {
+  it('attempts alone (not yet answered) owe nothing; the event just before the open is not owed', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('w', {})
+    const before = w.ev()
+    expect(d.report('w')).toMatchObject({ expected: 0, missed: [], gaps: [], connections: [] })
+    d.opened('w', 1, 'ws', undefined)
+    const e = w.ev()
+    d.sent('w', 1, e)
+    expect(d.summary('w')).toMatchObject({ expected: 1, delivered: 1, missed: 0 })
+    expect(before.seq).toBe(1)
+  })
+
+  it('an event never sent while connected is missed, but not in the gap that follows', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    const lost = w.ev()
+    d.closed('c', 1, 'server', 1011, 'oops')
+    await w.to(1000)
+    const r = d.report('c')
+    expect([r.missed, r.gaps]).toEqual([[ref(lost)], [{ from: at(0), to: at(1000), ms: 1000, missed: 0, ongoing: true }]])
+  })
+
+  it('a close is recorded once; sends after it do not count on that connection', () => {
+    const w = world()
+    const { d } = w
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    d.closed('c', 1, 'server', 1000, '')
+    d.closed('c', 1, 'drop', 1006, '')
+    d.sent('c', 1, w.ev())
+    const r = d.report('c')
+    expect(r.timeline.map((l) => l.kind)).toEqual(['attempt', 'open', 'close'])
+    expect(r.connections).toMatchObject([{ sent: 0, closedBy: 'server', code: 1000 }])
+  })
+
+  it('one of two open connections closed by the server: no stretch away while the other is open', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('c', {})
+    d.opened('c', 1, 'ws', undefined)
+    d.attempt('c', {})
+    d.opened('c', 2, 'ws', undefined)
+    d.closed('c', 1, 'server', 1001, '')
+    await w.to(1000)
+    const e = w.ev()
+    d.sent('c', 2, e)
+    d.attempt('c', {})
+    d.opened('c', 3, 'ws', undefined)
+    expect(d.report('c')).toMatchObject({ expected: 1, delivered: 1, missed: [], gaps: [] })
+  })
+
+  it('a client whose last waiting attempt ends (abandoned or refused) becomes idle, and can be forgotten', () => {
+    const { d } = world({ limits: { clients: 1 } })
+    const [s1, s2, s3, s4] = [0, 1, 2, 3].map(() => new AbortController())
+    d.attempt('a', {}, s1.signal)
+    d.attempt('a', {}, s2.signal) // busy: no longer among the idle
+    s1.abort()
+    s2.abort()
+    d.attempt('b', {}, s3.signal)
+    expect(d.clients()).toEqual(['b'])
+    d.attempt('b', {}, s4.signal)
+    d.refused('b', 429, 'x', 1, s3.signal)
+    d.refused('b', 429, 'x', 1, s4.signal)
+    d.attempt('c', {})
+    expect(d.clients()).toEqual(['c'])
   })
 })
 
@@ -296,13 +484,13 @@ describe('attempts that are never answered', () => {
     const { d } = world()
     const gone = new AbortController()
     gone.abort()
-    d.attempt('a', {}, gone.signal)
+    d.attempt('local {}', {}, gone.signal)
     expect(d.identify({ filters: {} })).toBe('local {}')
     const ac = new AbortController()
     d.attempt('a', {}, ac.signal)
     d.opened('a', 1, 'ws', undefined, ac.signal)
     ac.abort()
-    expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'open'])
+    expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'open'])
   })
 
   it('an answer names its attempt by signal, else the oldest waiting one is answered', () => {
@@ -311,7 +499,8 @@ describe('attempts that are never answered', () => {
     d.attempt('a', {}, s1.signal)
     d.attempt('a', {}, s2.signal)
     d.opened('a', 1, 'ws', undefined, s2.signal)
-    s2.abort()
+    s2.abort() // answered: no longer listened to
+    expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'open'])
     s1.abort()
     expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'open', 'abandoned'])
     d.attempt('b', {}, s3.signal)

@@ -163,6 +163,24 @@ describe('retention', () => {
     expect(log.evictedThroughNano).toBe(appended[97].timeNano)
   })
 
+  it('evictedThroughNano, a replay and oldestMs, each read on its own, apply the count retention', async () => {
+    const clock = createClock({ start: 1000 })
+    const log = createEventLog(clock, { retain: 2 })
+    const append = async () => {
+      log.append(input())
+      await clock.advance(1)
+    }
+    for (let i = 0; i < 3; i++) await append()
+    expect(log.evictedThroughNano).toBe(1_000_000_000n)
+    await append()
+    expect(log.betweenNano(0n).map((e) => e.seq)).toEqual([3, 4])
+    await append()
+    expect(log.between(0).map((e) => e.seq)).toEqual([4, 5])
+    await append()
+    expect(log.oldestMs).toBe(1004)
+    expect(log.events.map((e) => e.seq)).toEqual([5, 6])
+  })
+
   it('by time: events older than retainEventsFor drop out, also without a new append', async () => {
     const clock = createClock({ start: 0 })
     const log = createEventLog(clock, { retainForMs: 10_000 })
@@ -278,6 +296,8 @@ describe('subscribers', () => {
     const a = sub('we', '{"container":["we"]}')
     sub('db', '{"container":["/db","db"]}')
     sub('id', '{"container":["c3"]}')
+    sub('db-stops', '{"container":["db"],"event":["stop"]}')
+    sub('db-labelled', '{"container":["db"],"label":["tier"]}')
     log.append(input()) // web
     log.append(input({ name: 'db', id: 'c3' }))
     log.append(input({ name: 'x', id: 'zz' }))
@@ -286,6 +306,18 @@ describe('subscribers', () => {
     a()
     log.append(input())
     expect(got).toEqual([])
+  })
+
+  it('container subscribers get an event in subscription order, those of any kind before those of one kind (as a scan)', () => {
+    const log = createEventLog(createClock())
+    const got: string[] = []
+    const sub = (name: string, json: string) => log.subscribe({ filter: filter(json), deliver: () => got.push(name) })
+    sub('starts-by-id', '{"container":["c3"],"event":["start"]}')
+    sub('by-id', '{"container":["c3"]}')
+    sub('by-name', '{"container":["db"]}')
+    sub('starts-by-name', '{"container":["db"],"event":["start"]}')
+    log.append(input({ name: 'db', id: 'c3' }))
+    expect(got).toEqual(['by-id', 'by-name', 'starts-by-id', 'starts-by-name'])
   })
 
   it('a subscriber that unsubscribes another during delivery does not disturb this event', () => {

@@ -2,6 +2,7 @@
 // round trip and the per-phase decision (docs/faults.md, "Schedules").
 import { describe, expect, it } from 'vitest'
 import { createDockside } from '../../src/index'
+import { createService } from '../../src/service/service'
 
 describe('the fault plan', () => {
   it('ids: rule-N by default, counting only generated ids; a duplicate id is refused', async () => {
@@ -127,5 +128,53 @@ describe('the fault plan', () => {
     expect(fake.journal.ofType('fault.draw').map((e) => [e.rule, e.purpose, e.jitterMs])).toEqual(draws.map((d) => ['r', 'event 1', d]))
     await using again = createDockside({ seed: 2 })
     expect([1, 2, 3].map(() => again.faults.jitter('r', 1000, 'event 1'))).toEqual(draws)
+  })
+
+  it('after and every combine from the first match after `after`: after 1, every 3 fires on matches 2 and 5', async () => {
+    await using fake = createDockside()
+    const h = fake.faults.add({ id: 'r', on: 'events', drop: true, after: 1, every: 3, times: 'always' })
+    const fired = [1, 2, 3, 4, 5, 6].filter(() => fake.faults.decide('events', {}) !== undefined)
+    expect(fired).toEqual([2, 5])
+    expect([h.matched, h.fired]).toEqual([6, 2])
+    expect(fake.journal.ofType('fault.skip').map((e) => [e.match, e.why])).toEqual([
+      [1, 'match 1 of the first 1 let through'],
+      [3, 'not an every-3th match'],
+      [4, 'not an every-3th match'],
+      [6, 'not an every-3th match'],
+    ])
+  })
+
+  it('probability 1 fires without a draw: the seeded sequence is not moved', async () => {
+    await using fake = createDockside({ seed: 9 })
+    fake.faults.add({ id: 'p', on: 'events', drop: true, probability: 1, times: 'always' })
+    expect(fake.faults.decide('events', {})?.rule.id).toBe('p')
+    expect(fake.journal.ofType('fault.draw')).toEqual([])
+    await using fresh = createDockside({ seed: 9 })
+    expect(fake.faults.jitter('j', 1000, 'x')).toBe(fresh.faults.jitter('j', 1000, 'x'))
+  })
+
+  it('jitter is the draw scaled to [0, max): floor(draw x max)', async () => {
+    await using fake = createDockside({ seed: 2 })
+    const ms = [1, 2, 3, 4].map(() => fake.faults.jitter('r', 1000, 'connect'))
+    const draws = fake.journal.ofType('fault.draw').map((e) => e.draw as number)
+    expect(ms).toEqual(draws.map((d) => Math.floor(d * 1000)))
+    expect(Math.max(...ms)).toBeGreaterThan(0)
+  })
+
+  it('times(1) is accepted; the core alone (no schema check) adds rules', () => {
+    const svc = createService()
+    const h = svc.faults.add({ on: 'events', drop: true, times: 'always' })
+    expect(h.times(1)).toBe(h)
+    expect(svc.faults.decide('events', {})?.rule.id).toBe('rule-1')
+    expect(svc.faults.decide('events', {})).toBe(undefined)
+  })
+
+  it('decideAll tries a reply that did not fire once: its skip is journaled once per request', async () => {
+    await using fake = createDockside()
+    fake.faults.add({ id: 'later', on: 'events', reply: 503, after: 1 })
+    fake.faults.add({ id: 'slow', on: 'events', latency: { connect: 5 } })
+    expect(fake.faults.decideAll('events', {}).map((d) => d.rule.id)).toEqual(['slow'])
+    expect(fake.journal.ofType('fault.skip').map((e) => [e.rule, e.match])).toEqual([['later', 1]])
+    expect(fake.faults.decideAll('events', {}).map((d) => d.rule.id)).toEqual(['later'])
   })
 })

@@ -31,6 +31,11 @@ describe('validation', () => {
     expect(fake.rateLimit.get()).toEqual([])
   })
 
+  it('a limit the schema refuses is named under the subject "rate limit"', async () => {
+    await using fake = createDockside()
+    expect(() => fake.rateLimit.set({ limit: 1 } as never)).toThrow(/^rate limit: missing required field "window"$/)
+  })
+
   it('undefined and null turn limiting off; get() returns copies; a list keeps its order', async () => {
     await using fake = createDockside()
     const config = [

@@ -220,7 +220,7 @@ function canonicalForm(filters: Filters): string {
 /** Sends are checked against the log's retention every this many pushes. */
 const MAINTAIN_EVERY = 1024
 
-export function createDeliveryTracker(deps: { log: EventLog; now: () => number; startedAt: number; limits?: Partial<typeof DELIVERY_LIMITS> }): DeliveryTracker {
+export function createDeliveryTracker(deps: { log: EventLog; now: () => number; startedAt: number; limits?: Partial<Record<keyof typeof DELIVERY_LIMITS, number>> }): DeliveryTracker {
   const limits = { ...DELIVERY_LIMITS, ...deps.limits }
   /** In order of activity: a client moves to the end at each attempt and when it becomes idle, so the first idle one is the one idle the longest. */
   const tracked = new Map<string, Tracked>()

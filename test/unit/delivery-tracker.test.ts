@@ -25,7 +25,7 @@ interface World {
 function world(options: { retain?: number; limits?: Partial<Record<keyof typeof DELIVERY_LIMITS, number>> } = {}): World {
   const clock = createClock()
   const log = createEventLog(clock, { retain: options.retain })
-  const d = createDeliveryTracker({ log, now: () => clock.now(), startedAt: T0 - 500, limits: options.limits as Partial<typeof DELIVERY_LIMITS> | undefined })
+  const d = createDeliveryTracker({ log, now: () => clock.now(), startedAt: T0 - 500, limits: options.limits })
   return {
     clock,
     log,

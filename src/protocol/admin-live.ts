@@ -141,7 +141,8 @@ async function readSpeed(svc: Service, req: ProtoRequest, target: Target): Promi
   const query = target.query.get('speed')
   if (raw === '' && query !== undefined) {
     const n = Number(query)
-    if (query.trim() === '' || !(n > 0) || !Number.isFinite(n)) throw new InvalidInputError(`Invalid "speed" ${JSON.stringify(query)}: expected a number above 0, like 2 or 0.5.`)
+    // A blank value is Number('') = 0: refused as not above 0.
+    if (!(n > 0) || !Number.isFinite(n)) throw new InvalidInputError(`Invalid "speed" ${JSON.stringify(query)}: expected a number above 0, like 2 or 0.5.`)
     return n
   }
   svc.check('clockSpeedBody', body, 'request body')

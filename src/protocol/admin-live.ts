@@ -1,6 +1,6 @@
 // The dashboard's side of the admin API: the live feed (server-sent events), clock pause/resume/speed, a scenario's
 // continue, and the dashboard's own files. Everything the dashboard *does* goes through the documented admin routes.
-import { FieldError, InvalidInputError, NotFoundError } from '../service/errors'
+import { InvalidInputError, NotFoundError } from '../service/errors'
 import { compileFilters, parseFilters } from '../service/filters'
 import type { Service } from '../service/service'
 import { containerJson } from './admin'
@@ -141,7 +141,10 @@ async function readSpeed(svc: Service, req: ProtoRequest, target: Target): Promi
   const query = target.query.get('speed')
   if (raw === '' && query !== undefined) {
     const n = Number(query)
-    if (query.trim() === '' || !(n > 0) || !Number.isFinite(n)) throw new InvalidInputError(`Invalid "speed" ${JSON.stringify(query)}: expected a number above 0, like 2 or 0.5.`)
+    // A blank value is Number('') = 0: refused as not above 0.
+    if (!(n > 0) || !Number.isFinite(n)) throw new InvalidInputError(`Invalid "speed" ${JSON.stringify(query)}: expected a number above 0, like 2 or 0.5.`)
+    // The same bounds as the body's (the schema's maximum included).
+    svc.check('clockSpeedBody', { speed: n }, 'query')
     return n
   }
   svc.check('clockSpeedBody', body, 'request body')
@@ -180,11 +183,8 @@ export async function handleAdminLive(svc: Service, host: ProtocolHost, hub: Soc
   if (resource === 'clock' && action === 'speed') {
     const speed = await readSpeed(svc, req, target)
     if (svc.clock.mode !== 'real') throw new InvalidInputError(`The ${svc.clock.mode} clock has no speed: only the "real" clock runs at a speed factor (start with --clock real --speed N).`)
-    try {
-      svc.clock.setSpeed(speed)
-    } catch (error) {
-      throw new FieldError('speed', (error as Error).message)
-    }
+    // readSpeed checked it against the schema (above 0, at most 1000000): setSpeed cannot refuse it.
+    svc.clock.setSpeed(speed)
     svc.journal.record('clock.speed', { speed })
     return json(200, clockJson(svc))
   }

@@ -45,7 +45,7 @@ function patternOf(target: Target): Record<string, unknown> {
         try {
           parsed = JSON.parse(v)
         } catch {
-          parsed = v
+          // Not JSON after all: the exact text.
         }
       }
       pattern.body = parsed

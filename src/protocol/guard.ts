@@ -65,7 +65,7 @@ export function checkAccess(options: AccessOptions, names = { adminToken: 'admin
       try {
         url = typeof o === 'string' ? new URL(o) : undefined
       } catch {
-        url = undefined
+        // Not a URL: refused below.
       }
       if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
         throw new InvalidInputError(`Invalid ${names.allowedOrigins} entry ${JSON.stringify(o)}: expected an origin (scheme, host and port, no path), e.g. "http://localhost:5173".`)
@@ -143,12 +143,8 @@ function checkHost(req: ProtoRequest, served: Served | undefined, access: Access
 /** The fake's own origin and loopback origins on its port, plus `allowedOrigins`. */
 function originAllowed(origin: string, req: ProtoRequest, served: Served | undefined, access: AccessOptions): boolean {
   if (access.allowedOrigins?.includes(origin)) return true
-  let url: URL
-  try {
-    url = new URL(origin)
-  } catch {
-    return false
-  }
+  // Throws for a header that is not a URL: safeOriginAllowed refuses it.
+  const url = new URL(origin)
   if (served === undefined || url.protocol !== `${served.scheme}:` || url.origin !== origin) return false
   // Same origin: the page was served from the address this request was sent to.
   if (req.headers.host !== undefined && url.host === new URL(`${url.protocol}//${req.headers.host.trim()}`).host) return true

@@ -212,11 +212,8 @@ export function patternFromJson(value: unknown, where: string, regex: (source: s
   const pattern: RequestPattern = { ...(v as RequestPattern), path }
   delete (pattern as Record<string, unknown>).pathPattern
   if (pattern.path === undefined) delete pattern.path
-  try {
-    return compilePattern(pattern, (source) => compileTester(source, `${where}.path`, regex, subject))
-  } catch (error) {
-    throw error instanceof FieldError ? error : new FieldError(where, (error as Error).message, subject)
-  }
+  // Every field was checked above, and a path pattern's source (pathSource) is always a valid RE2 regexp: this cannot throw.
+  return compilePattern(pattern, (source) => compileTester(source, `${where}.path`, regex, subject))
 }
 
 function compileTester(source: string, where: string, regex: (source: string) => Tester, subject: string): Tester {
@@ -273,7 +270,6 @@ export function createOverrides(): OverrideStore {
       if (v.response === undefined) throw new FieldError('response', 'is required: a reply like {"status":503,"body":{"message":"..."}} or {"passthrough":true,"delay":"2s"}', 'request body')
       const pattern = patternFromJson(v.request, 'request', regex)
       if (v.times !== undefined && (typeof v.times !== 'number' || !Number.isInteger(v.times) || v.times < 1)) throw new FieldError('times', 'must be an integer of 1 or more', 'request body')
-      if (v.id !== undefined && (typeof v.id !== 'string' || v.id === '')) throw new FieldError('id', 'must be a non-empty string', 'request body')
       return add(pattern, checkReply(v.response, 'response'), { ...(v.times !== undefined ? { times: v.times as number } : {}), ...(v.id !== undefined ? { id: v.id as string } : {}) })
     },
     covers(method, url, headers) {

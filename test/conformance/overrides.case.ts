@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import type { Case } from '../support/way-in'
+import { refusal, type Case } from '../support/way-in'
 
 const post = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 const registryAuth = (username: string, password: string) => Buffer.from(JSON.stringify({ username, password })).toString('base64')
@@ -92,7 +92,9 @@ export const overrideCases: Case[] = [
       fake.use({ path: '/events/ws', query: { client: 'dashboard' } }, { status: 503, headers: { 'retry-after': '3' }, body: { message: 'events paused' } }, { times: 1 })
       const refused = await h.connect('/events/ws?client=dashboard')
       expect(refused.status).toBe(503)
-      if (refused.body !== undefined) expect(JSON.parse(refused.body)).toEqual({ message: 'events paused' })
+      // Every way in shows a refusal's body and headers (refusal() fails the case when one does not).
+      expect(JSON.parse(refusal(refused).body)).toEqual({ message: 'events paused' })
+      expect(refusal(refused).headers['retry-after']).toBe('3')
       // Another client, and the same one after the override is spent, connect.
       const other = await h.connect('/events/ws?client=other')
       expect(other.status).toBe(101)

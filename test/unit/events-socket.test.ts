@@ -12,11 +12,11 @@ interface Opened {
   backlog: { bytes: number }
 }
 
-async function open(fake: Dockside, url = '/events/ws?client=c', withBacklog = false): Promise<Opened> {
+async function open(fake: Dockside, url = '/events/ws?client=c', withBacklog = false, behind = 0): Promise<Opened> {
   const r = await fake.protocol.upgrade({ method: 'GET', url, headers: {}, signal: new AbortController().signal, body: async () => '' })
   if (r.kind !== 'accept') throw new Error(`refused: ${r.kind}`)
   const log: unknown[] = []
-  const backlog = { bytes: 0 }
+  const backlog = { bytes: behind }
   const session = r.open({
     send: (text) => void log.push(JSON.parse(text).status),
     close: (code, reason) => void log.push([code, reason]),
@@ -54,6 +54,31 @@ describe('an open events websocket', () => {
     expect(closes(fake)).toEqual([{ by: 'server', code: 1009, reason: 'message too big: this websocket takes no client messages over 4096 bytes', sent: 0, openFor: 0 }])
   })
 
+  it('closes with 1000 once until has passed on the clock, not before; the report names the way in', async () => {
+    await using fake = createDockside({ seed: 1 })
+    const { log } = await open(fake, '/events/ws?client=c&until=1767225602')
+    await fake.clock.advance(1000)
+    expect(log).toEqual([])
+    await fake.clock.advance(1000)
+    expect(log).toEqual([[1000, 'until reached; stream complete']])
+    expect(fake.deliveries.report('c').connections.map((c) => c.via)).toEqual(['ws'])
+  })
+
+  it('refuses with 503 a client that went away during connect latency or a stalled handshake', async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.faults.add({ on: 'events', latency: { connect: '1s' }, match: { client: 'slow' } })
+    fake.faults.add({ on: 'events', stall: true, match: { client: 'stalled' } })
+    for (const [client, message] of [['slow', 'the client went away during injected connect latency'], ['stalled', 'stalled by an injected fault']]) {
+      const ac = new AbortController()
+      const pending = fake.protocol.upgrade({ method: 'GET', url: `/events/ws?client=${client}`, headers: {}, signal: ac.signal, body: async () => '' })
+      await fake.clock.advance(500)
+      ac.abort()
+      const r = await pending
+      if (r.kind !== 'reject') throw new Error(r.kind)
+      expect([r.response.status, JSON.parse(r.response.body as string).message], client).toEqual([503, message])
+    }
+  })
+
   it('closes with 1000 at the maximum connection age, not before', async () => {
     await using fake = createDockside({ seed: 1, maxConnectionAge: '1s' })
     const { log } = await open(fake)
@@ -86,12 +111,15 @@ describe('an open events websocket', () => {
     expect(fake.deliveries.report('c').connections.at(-1)).toMatchObject({ closedBy: 'drop', code: 1006, reason: 'dropped with no close frame' })
   })
 
-  it('a close fault after a time closes then, not before, even with no events', async () => {
+  it('a close fault after a time closes then, not before, whatever was sent meanwhile', async () => {
     await using fake = createDockside({ seed: 1 })
     fake.faults.add({ on: 'events', close: { code: 1012, reason: 'restart' }, afterTime: '2s' })
     const { log } = await open(fake)
-    await fake.clock.advance(1999)
-    expect(log).toEqual([])
+    await fake.clock.advance(1000)
+    fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    await fake.clock.advance(999)
+    expect(log).toEqual(['start'])
+    log.length = 0
     await fake.clock.advance(1)
     expect(log).toEqual([[1012, 'restart']])
   })
@@ -122,15 +150,15 @@ describe('an open events websocket', () => {
 
   it('closes a client more than maxBacklog behind (beyond what it was behind at open) with 1013, journaling the backlog', async () => {
     await using fake = createDockside({ seed: 1, maxBacklog: 1000 })
-    const { log, backlog } = await open(fake, '/events/ws?client=c', true)
+    const { log, backlog } = await open(fake, '/events/ws?client=c', true, 500)
     const web = fake.containers.create({ name: 'web', image: 'nginx' })
-    // The allowance was fixed at open (backlog 0 then): up to 1000 bytes behind is kept.
-    backlog.bytes = 1000
+    // The allowance was fixed at open (500 bytes behind then): up to 1000 bytes more is kept.
+    backlog.bytes = 1500
     web.start()
     expect(log).toEqual(['start'])
-    backlog.bytes = 1001
+    backlog.bytes = 1501
     web.stop()
     expect(log).toEqual(['start', 'stop', [1013, 'client too slow: over 1000 bytes queued (maxBacklog); reconnect with since to resume']])
-    expect(fake.journal.ofType('ws.backlog').map(({ backlog: b, limit, sent }) => ({ b, limit, sent }))).toEqual([{ b: 1001, limit: 1000, sent: 2 }])
+    expect(fake.journal.ofType('ws.backlog').map(({ backlog: b, limit, sent }) => ({ b, limit, sent }))).toEqual([{ b: 1501, limit: 1000, sent: 2 }])
   })
 })

@@ -96,8 +96,9 @@ describe('a since older than retention', () => {
     r.open({ send: (t) => void closes.push(t), close: (code, why) => void closes.push([code, why]), drop: () => void closes.push('drop') })
     expect(closes).toEqual([[SINCE_GONE_CODE, reason]])
     expect(SINCE_GONE_CODE).toBe(4410)
-    const stream = await fake.protocol.handle(req('/events?since=1767225600'))
+    const stream = await fake.protocol.handle(req('/events?since=1767225600&client=gone'))
     expect([stream.status, JSON.parse(stream.body as string).message]).toEqual([410, reason])
+    expect(fake.deliveries.report('gone').refusals.map((r) => [r.status, r.reason])).toEqual([[410, reason]])
     // Just past the evicted event: served.
     const ok = await fake.protocol.upgrade(req('/events/ws?since=1767225603.000000001&until=1767225604'))
     if (ok.kind !== 'accept') throw new Error(ok.kind)

@@ -90,18 +90,44 @@ describe('GET /events', () => {
     expect(last(fake, 's')).toEqual({ closedBy: 'server', code: 4000, reason: 'chaos', sent: 2 })
   })
 
-  it('a close fault after a time ends the stream then', async () => {
+  it('a close fault after N messages counts across chunks: 1 line, then 1 of the next 3', async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.faults.add({ on: 'events', close: { code: 4000, reason: 'two' }, afterMessages: 2 })
+    const web = fake.containers.create({ name: 'web', image: 'nginx' })
+    const { next } = await stream(fake, '/events?client=s')
+    expect(await next()).toBe('')
+    web.start()
+    expect(await next()).toBe('start')
+    web.stop()
+    web.start()
+    web.stop()
+    expect(await next()).toBe('stop')
+    expect(await next()).toBe('END')
+    expect(last(fake, 's')).toEqual({ closedBy: 'server', code: 4000, reason: 'two', sent: 2 })
+  })
+
+  it('a close fault after a time streams every event until then, and ends the stream then', async () => {
     await using fake = createDockside({ seed: 1 })
     fake.faults.add({ on: 'events', close: { code: 1012, reason: 'later' }, afterTime: '2s' })
     const { next } = await stream(fake, '/events?client=s')
     expect(await next()).toBe('')
+    // A transport asks for the next chunk at once.
+    const first = next()
+    await fake.clock.advance(500)
+    const web = fake.containers.create({ name: 'web', image: 'nginx' })
+    web.start()
+    expect(await first).toBe('start')
+    web.stop()
+    expect(await next()).toBe('stop')
+    web.start()
+    expect(await next()).toBe('start')
     let settled = false
     const pending = next().then((v) => ((settled = true), v))
-    await fake.clock.advance(1999)
+    await fake.clock.advance(1499)
     expect(settled).toBe(false)
     await fake.clock.advance(1)
     expect(await pending).toBe('END')
-    expect(last(fake, 's')).toEqual({ closedBy: 'server', code: 1012, reason: 'later', sent: 0 })
+    expect(last(fake, 's')).toEqual({ closedBy: 'server', code: 1012, reason: 'later', sent: 3 })
   })
 
   it('a drop fault resets the connection (at once, or after N lines), reported as 1006', async () => {

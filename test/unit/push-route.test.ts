@@ -32,8 +32,10 @@ describe('the push route', () => {
   it('matches faults on the image with its tag, and the route', async () => {
     await using fake = createDockside({ seed: 1 })
     fake.faults.add({ on: 'push', reply: 500, match: { image: 'app:2.0' } })
+    fake.faults.add({ on: 'push', reply: 503, match: { route: '/images/other/push' } })
     expect((await push(fake, '/images/app/push?tag=2.0')).status).toBe(500)
     expect((await push(fake, '/images/app/push?tag=1.0')).status).toBe(404)
+    expect((await push(fake, '/v1.47/images/other/push')).status).toBe(503)
   })
 
   it('a client gone during connect latency gets 503; the model refusals are 404 and 400', async () => {
@@ -60,6 +62,17 @@ describe('the push route', () => {
       for await (const _ of res.body as AsyncIterable<string>) void _
     }
     await expect(read()).rejects.toBeInstanceOf(TransportReset)
+  })
+
+  it('connect latency with jitter waits at least the connect time, at most connect + jitter', async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.faults.add({ on: 'push', latency: { connect: '1s', jitter: '500ms' } })
+    let settled = false
+    const pending = push(fake, '/images/app/push').then((r) => ((settled = true), r))
+    await fake.clock.advance(999)
+    expect(settled).toBe(false)
+    await fake.clock.advance(501)
+    expect((await pending).status).toBe(404)
   })
 
   it('a body abandoned early is returned to the model (no push left running)', async () => {

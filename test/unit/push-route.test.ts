@@ -84,6 +84,22 @@ describe('the push route', () => {
     expect(await it.return!()).toEqual({ done: true, value: undefined })
   })
 
+  it('a dribble with jitter waits at least its line time for each line', async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.images.add('localhost:5000/app', { tags: ['1.0'], layers: [10] })
+    fake.faults.add({ on: 'push', dribble: { line: '1s', jitter: '500ms' } })
+    const res = await push(fake, '/images/localhost:5000/app/push?tag=1.0')
+    const it = (res.body as AsyncIterable<string>)[Symbol.asyncIterator]()
+    let got = false
+    const first = it.next().then(() => (got = true))
+    await fake.clock.advance(999)
+    expect(got).toBe(false)
+    await fake.clock.advance(501)
+    await first
+    expect(got).toBe(true)
+    await it.return!()
+  })
+
   it('a dribble sends each line on its own, a line apart on the clock', async () => {
     await using fake = createDockside({ seed: 1 })
     fake.images.add('localhost:5000/app', { tags: ['1.0'], layers: [10] })

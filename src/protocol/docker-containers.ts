@@ -234,7 +234,8 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
     c.start()
   } else {
     if (c.state !== 'running') return { status: 304, headers: {} }
-    c.stop({ exitCode: 0 })
+    // Exit code 0, the model's default: the fake's containers stop cleanly.
+    c.stop()
   }
   svc.journal.record(`container.${action}`, { id: c.id, name: c.name, via: 'docker-api' })
   return { status: 204, headers: {} }

@@ -190,7 +190,7 @@ function endpoint(host: string) {
 /** The registry host of a login's `serveraddress` (`https://index.docker.io/v1/` is Docker Hub, as is nothing). */
 export function loginHost(serverAddress: string | undefined): string {
   const bare = (serverAddress ?? '').trim().replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '').toLowerCase()
-  if (bare === '' || bare === 'index.docker.io' || bare === 'registry-1.docker.io' || bare === 'docker.io') return 'docker.io'
+  if (bare === '' || bare === 'index.docker.io' || bare === 'registry-1.docker.io') return 'docker.io'
   return bare
 }
 

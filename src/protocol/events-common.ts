@@ -28,7 +28,7 @@ export function parseTimestampNano(name: string, value: string | undefined): big
   if (!m || BigInt(m[1]) > MAX_TIMESTAMP_SECONDS) {
     throw new InvalidInputError(`Invalid "${name}" ${shown}: expected Unix time as seconds[.nanoseconds] from 0 to ${MAX_TIMESTAMP_SECONDS} (year 9999), e.g. 1767225600 or 1767225600.000000001.`)
   }
-  return BigInt(m[1]) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0') || '0')
+  return BigInt(m[1]) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))
 }
 
 /** Formats epoch nanoseconds as Docker's `sec.nanos`. */

@@ -200,6 +200,11 @@ export const dockerEngineCases: Case[] = [
       }
       expect(await list({ 'is-task': ['maybe', 'perhaps'] })).toEqual({ status: 400, body: { message: "invalid filter 'is-task=maybe,perhaps': expected true or false." } })
       expect(await list({ health: ['ok'] })).toEqual({ status: 400, body: { message: 'Unrecognised filter value for health: ok. Allowed values: starting, healthy, unhealthy, none.' } })
+      // A label filter splits on its first "=": "=x" is the empty key with value x, as in Docker's MatchKVList.
+      fake.containers.create({ name: 'odd', image: 'nginx', labels: { '': 'x' } })
+      expect((await list({ label: ['=x'] })).body.map((c) => c.Names[0])).toEqual(['/odd'])
+      const notJson = await h.fetch(`/containers/json?filters=${encodeURIComponent('{"label":')}`)
+      expect([notJson.status, await message(notJson)]).toEqual([400, 'Invalid filters: "{\\"label\\":" is not valid JSON. Expected an object like {"label":{"app=web":true},"status":{"running":true}}.'])
       // The empty prefix is every container's: ambiguous, so it matches none.
       expect((await list({ id: [''] })).body).toEqual([])
       expect(await list({ name: ['(a?){1000}(b?){1000}'] })).toEqual({
@@ -214,7 +219,7 @@ export const dockerEngineCases: Case[] = [
       fake.registries.add('docker.io', { username: 'hub', password: 'pw' })
       fake.registries.add('127.0.0.1:5000', { username: 'ci', password: 's3cret' })
       const hub = 'login attempt to https://registry-1.docker.io/v2/ failed with status: 401 Unauthorized'
-      for (const serveraddress of [undefined, '', 'https://index.docker.io/v1/', 'index.docker.io', 'registry-1.docker.io', 'docker.io', 'HTTPS://Docker.IO/']) {
+      for (const serveraddress of [undefined, '', ' https://index.docker.io/v1/ ', 'https://index.docker.io/v1/', 'index.docker.io', 'registry-1.docker.io', 'docker.io', 'HTTPS://Docker.IO/']) {
         const wrong = await h.fetch('/auth', login({ username: 'hub', password: 'nope', serveraddress }))
         expect(wrong.status, String(serveraddress)).toBe(401)
         expect(await message(wrong)).toBe(hub)
@@ -275,6 +280,9 @@ export const dockerEngineCases: Case[] = [
       expect(await tags({ reference: ['ngin.'] })).toEqual([])
       expect(await tags({ reference: ['nginx', 'localhost:5000/team/app:1.0'] })).toEqual([['localhost:5000/team/app:1.0'], ['nginx:1.27', 'nginx:latest']])
       expect(await tags({ reference: { nginx: false } })).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']])
+      // JSON null filters nothing.
+      const nullFilters = await h.fetch('/images/json?filters=null')
+      expect(((await nullFilters.json()) as { RepoTags: string[] }[]).map((i) => i.RepoTags)).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']])
       expect(await tags({ label: ['x'] })).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']])
       const bad = await h.fetch(`/images/json?filters=${encodeURIComponent('{"reference":')}`)
       expect(bad.status).toBe(400)
@@ -316,6 +324,11 @@ export const dockerEngineCases: Case[] = [
       expect(await inspect('docker.io/library/nginx:1.27')).toEqual(expected)
       expect(await inspect('nginx%3A1.27')).toEqual(expected)
       expect(await inspect(nginx.id)).toEqual(expected)
+      // Only docker.io/library/NAME loses its "library/"; other registries' and deeper names are kept.
+      for (const [ref, shown] of [['docker.io/team/app', 'team/app'], ['docker.io/library/a/b', 'library/a/b'], ['localhost:5000/docker.io/app', 'localhost:5000/docker.io/app']]) {
+        const res = await h.fetch(`/images/${ref}/json`)
+        expect([res.status, await message(res)], ref).toEqual([404, `No such image: ${shown}`])
+      }
       const missing = await h.fetch('/images/docker.io/library/redis/json')
       expect(missing.status).toBe(404)
       expect(await message(missing)).toBe('No such image: redis')

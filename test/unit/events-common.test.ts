@@ -57,6 +57,16 @@ describe('parseEventsQuery', () => {
     expect(q('/events/ws?client=q')).toBe('q')
     expect(q('/events/ws')).toBeUndefined()
   })
+  it('keeps the compiled filters of the last 256 distinct texts, dropping the oldest first', () => {
+    const q = (text: string) => parseEventsQuery(req('/events/ws'), parseTarget(`/events/ws?filters=${encodeURIComponent(text)}`)).filter
+    const texts = Array.from({ length: 256 }, (_, i) => `{"label":["kept-${i}"]}`)
+    const first = texts.map(q)
+    expect(q(texts[0])).toBe(first[0])
+    q('{"label":["one-more"]}')
+    expect(q(texts[1])).toBe(first[1])
+    expect(q(texts[255])).toBe(first[255])
+    expect(q(texts[0])).not.toBe(first[0])
+  })
   it('the same filters text gives the same compiled filter; the websocket and GET /events keep their own names', () => {
     const q = (url: string) => parseEventsQuery(req(url), parseTarget(url)).filter
     const f = encodeURIComponent('{"event":["start"]}')
@@ -86,13 +96,46 @@ describe('a since older than retention', () => {
     r.open({ send: (t) => void closes.push(t), close: (code, why) => void closes.push([code, why]), drop: () => void closes.push('drop') })
     expect(closes).toEqual([[SINCE_GONE_CODE, reason]])
     expect(SINCE_GONE_CODE).toBe(4410)
-    const stream = await fake.protocol.handle(req('/events?since=1767225600'))
+    const stream = await fake.protocol.handle(req('/events?since=1767225600&client=gone'))
     expect([stream.status, JSON.parse(stream.body as string).message]).toEqual([410, reason])
+    expect(fake.deliveries.report('gone').refusals.map((r) => [r.status, r.reason])).toEqual([[410, reason]])
     // Just past the evicted event: served.
     const ok = await fake.protocol.upgrade(req('/events/ws?since=1767225603.000000001&until=1767225604'))
     if (ok.kind !== 'accept') throw new Error(ok.kind)
     const frames: unknown[] = []
     ok.open({ send: (t) => void frames.push(JSON.parse(t).status), close: (code) => void frames.push(code), drop: () => {} })
     expect(frames).toEqual(['start', 1000])
+    // Without since, nothing to replay and nothing gone: served live only.
+    const live = await fake.protocol.upgrade(req('/events/ws?client=live'))
+    if (live.kind !== 'accept') throw new Error(live.kind)
+    const liveLog: unknown[] = []
+    live.open({ send: (t) => void liveLog.push(JSON.parse(t).status), close: (code) => void liveLog.push(code), drop: () => {} })
+    expect(liveLog).toEqual([])
+    web.start()
+    expect(liveLog).toEqual(['start'])
+    expect(fake.journal.ofType('ws.open').map((e) => e.socket)).toEqual([1, 2, 3])
+  })
+})
+
+describe('admission', () => {
+  it('a connect refused by the rate limit is in the client report, with its Retry-After', async () => {
+    await using fake = createDockside({ seed: 1, rateLimit: { route: 'events', limit: 1, window: '10s' } })
+    expect((await fake.protocol.upgrade(req('/events/ws?client=c'))).kind).toBe('accept')
+    const r = await fake.protocol.upgrade(req('/events/ws?client=c'))
+    if (r.kind !== 'reject') throw new Error(r.kind)
+    expect([r.response.status, r.response.headers['retry-after']]).toEqual([429, '10'])
+    expect(fake.deliveries.report('c').refusals.map(({ status, retryAfter }) => ({ status, retryAfter }))).toEqual([{ status: 429, retryAfter: 10 }])
+  })
+  it('per-event jitter alone delays each event', async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.faults.add({ on: 'events', latency: { jitter: '100ms' } })
+    const r = await fake.protocol.upgrade(req('/events/ws'))
+    if (r.kind !== 'accept') throw new Error(r.kind)
+    const frames: unknown[] = []
+    r.open({ send: (t) => void frames.push(JSON.parse(t).status), close: () => {}, drop: () => {} })
+    fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    expect(frames).toEqual([])
+    await fake.clock.advance(100)
+    expect(frames).toEqual(['start'])
   })
 })

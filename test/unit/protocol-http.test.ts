@@ -116,3 +116,10 @@ describe('limits', () => {
     await expect(readCappedText(chunks([0x61, 0x62, 0x63]), 2)).rejects.toMatchObject({ limit: 2 })
   })
 })
+
+describe('TransportReset (docs/errors.md: DOCKSIDE_RESET)', () => {
+  it('carries its code and a default message', async () => {
+    const { TransportReset } = await import('../../src/protocol/types')
+    expect([new TransportReset().message, new TransportReset().code, new TransportReset('x').message]).toEqual(['connection reset by the fake', 'DOCKSIDE_RESET', 'x'])
+  })
+})

@@ -83,8 +83,30 @@ describe('handle', () => {
     expect((await body(encoded)).message).toMatch(/localhost:5000\/team\/app:1\.0/)
     const bad = await fake.protocol.handle(request('POST', '/images/app%E0%A4%A/push'))
     expect((await body(bad)).message).toMatch(/app%E0%A4%A/)
-    // Only POST pushes: GET is no Docker route.
-    expect((await fake.protocol.handle(request('GET', '/images/app/push'))).status).toBe(404)
+    // Only POST pushes, only GET streams events: the other methods are no Docker route.
+    for (const [method, url] of [['GET', '/images/app/push'], ['POST', '/events']]) {
+      const res = await fake.protocol.handle(request(method, url))
+      expect([res.status, (await body(res)).message], `${method} ${url}`).toEqual([404, expect.stringMatching(/^page not found: /)])
+    }
+  })
+
+  it('the admin API is never overridden, /_dockside itself included', async () => {
+    await using fake = fresh()
+    fake.use('GET /_dockside/health', { status: 503 })
+    fake.use('GET /_dockside', { status: 503 })
+    // The admin guard answers (no admin token or served address here), never the override.
+    for (const url of ['/_dockside/health', '/_dockside']) {
+      const res = await fake.protocol.handle(request('GET', url))
+      expect(res.status, url).toBe(403)
+    }
+    expect(fake.journal.ofType('access.refused').map((e) => e.path)).toEqual(['/_dockside/health', '/_dockside'])
+  })
+
+  it('an override handler can read the request body', async () => {
+    await using fake = fresh()
+    fake.use('POST /auth', async (r) => ({ status: 200, body: { echoed: await r.text() } }))
+    const res = await fake.protocol.handle(request('POST', '/auth', { body: '{"username":"u"}' }))
+    expect(await body(res)).toEqual({ echoed: '{"username":"u"}' })
   })
 
   it('an override answers before the route and is recorded with its id', async () => {
@@ -128,7 +150,7 @@ describe('upgrade', () => {
     expect(failed.response.status).toBe(500)
     expect(fake.requests.list().map((x) => [x.status, x.override, x.websocket])).toEqual([
       [429, refusing.id, true],
-      [failed.response.status, expect.any(String), true],
+      [failed.response.status, '(failed)', true],
     ])
   })
 
@@ -166,6 +188,15 @@ describe('upgrade', () => {
     const signed = await signHyperRequest({ method: 'GET', url: '/events/ws', headers: {} }, { accessKey: 'AK', secretKey: 'x', date: 0 })
     expect((await fake.protocol.upgrade(request('GET', '/events/ws', { headers: signed }))).kind).toBe('accept')
     expect(fake.journal.ofType('auth.signed').map((e) => [e.accessKey, e.verified])).toEqual([['AK', false]])
+  })
+
+  it('an upgrade from an origin that is not allowed is refused by the guard, journaled and recorded as a websocket request', async () => {
+    await using fake = fresh({ allowedOrigins: ['http://localhost:5173'] })
+    const r = await fake.protocol.upgrade(request('GET', '/events/ws', { headers: { origin: 'https://evil.example' } }))
+    if (r.kind !== 'reject') throw new Error(r.kind)
+    expect(r.response.status).toBe(403)
+    expect(fake.journal.ofType('access.refused').map((e) => [e.path, e.status, e.origin])).toEqual([['/events/ws', 403, 'https://evil.example']])
+    expect(fake.requests.list().map((x) => [x.status, x.websocket])).toEqual([[403, true]])
   })
 
   it('a refused events query is recorded with its status', async () => {

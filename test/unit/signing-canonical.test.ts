@@ -37,6 +37,7 @@ describe('normuri and normquery', () => {
     expect(normQuery('~=4&a=2&_=3&B=1')).toBe('B=1&_=3&a=2&~=4')
     expect(normQuery('k=a%2Bb&j=a+b&i=a%20b')).toBe('i=a%20b&j=a%20b&k=a%2Bb')
     expect(normQuery('é=ü&=v&m=x=y')).toBe('=v&m=x%3Dy&%C3%A9=%C3%BC')
+    expect(normQuery('a+b=1&k%20y=2')).toBe('a%20b=1&k%20y=2')
   })
 })
 
@@ -57,6 +58,9 @@ describe('the canonical request and string to sign', () => {
     expect((await at('h.example:80')).canonicalRequest).toBe('GET\ninfo\n\nhost:h.example\n\nhost\nh')
     expect((await at('h.example:8080')).canonicalRequest).toBe('GET\ninfo\n\nhost:h.example:8080\n\nhost\nh')
     expect((await at('h.example:4431')).canonicalRequest).toBe('GET\ninfo\n\nhost:h.example:4431\n\nhost\nh')
+    // Only the host header loses its port.
+    const other = await canonicalize({ method: 'GET', url: '/info', headers: { 'x-hyper-origin': 'h.example:80' } }, 'x-hyper-origin', 's', 'h')
+    expect(other.canonicalRequest).toBe('GET\ninfo\n\nx-hyper-origin:h.example:80\n\nx-hyper-origin\nh')
     // No X-Hyper-Date: an empty line in its place.
     expect((await at('h')).stringToSign).toBe(`HYPER-HMAC-SHA256\n\ns\n${sha256('GET\ninfo\n\nhost:h\n\nhost\nh')}`)
   })
@@ -112,6 +116,12 @@ describe('checkSignature', () => {
     expect(await checkSignature(handSigned(), KEYS, NOW)).toEqual({ ok: true, accessKey: 'AK', verified: true })
     expect(await checkSignature(handSigned({ region: 'eu-central-1', service: 'other' }), KEYS, NOW)).toEqual({ ok: true, accessKey: 'AK', verified: true })
     expect(await checkSignature(handSigned({ sigCase: 'upper', padAuth: true }), KEYS, NOW)).toEqual({ ok: true, accessKey: 'AK', verified: true })
+  })
+
+  it('reads every field of X-Hyper-Date (hours, minutes and seconds too)', async () => {
+    const at = Date.UTC(2026, 0, 1, 12, 13, 14)
+    expect(await checkSignature(handSigned({ date: '20260101T121314Z' }), KEYS, at)).toEqual({ ok: true, accessKey: 'AK', verified: true })
+    expect(await checkSignature(handSigned({ date: '20260101T121314Z' }), KEYS, at + 5 * 60_000 + 1)).toMatchObject({ ok: false, status: 403 })
   })
 
   it('with no keys (none, or an empty set) accepts anything and names the access key of a well-formed header', async () => {

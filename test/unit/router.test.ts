@@ -2,7 +2,7 @@
 // journal's `request` lines and the request log, the websocket endpoint answered over plain HTTP, and the upgrade's
 // refusals in order (unknown path, override, method, access, signature), each recorded once.
 import { describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside } from '../../src/index'
 import type { ProtoRequest } from '../../src/protocol/types'
 import { signHyperRequest } from '../../src/protocol/signing'
 

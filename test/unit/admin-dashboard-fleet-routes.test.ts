@@ -2,21 +2,13 @@
 // the dashboard's page) and the fleet's (src/protocol/admin-fleet.ts), with the answers docs/admin-api.md gives, through
 // the protocol both ways in share (`fake.protocol.handle`). test/dashboard and test/fleet drive the same over a real
 // server and the CLI.
-import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { describe, expect, it } from 'vitest'
+import type { Dockside } from '../../src/index'
 import { LIVE_BACKLOG } from '../../src/protocol/admin-live'
 import type { ProtoResponse } from '../../src/protocol/types'
+import { freshFakes, parseLiveChunk } from '../support/fresh-fakes'
 
-const fakes: Dockside[] = []
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.close()
-})
-
-function fresh(options: Parameters<typeof createDockside>[0] = {}) {
-  const fake = createDockside({ seed: 42, ...options })
-  fakes.push(fake)
-  return fake
-}
+const fresh = freshFakes()
 
 const served = { scheme: 'http' as const, host: '127.0.0.1', port: 2375 }
 
@@ -130,14 +122,7 @@ describe('GET /_dockside/live', () => {
     }
     return chunks
   }
-  const parse = (chunk: string) =>
-    chunk
-      .trim()
-      .split('\n\n')
-      .map((m) => {
-        const [event, data] = m.split('\n')
-        return { event: event.replace(/^event: /, ''), data: JSON.parse(data.replace(/^data: /, '')) }
-      })
+  const parse = parseLiveChunk
 
   it('an event stream: retry, then a snapshot of everything with the last 200 matching events; ends with the page', async () => {
     const fake = fresh({ scenario: { timeline: Array.from({ length: 21 }, (_, i) => ({ at: `${i + 1}s`, say: `caption ${i + 1}` })) } })

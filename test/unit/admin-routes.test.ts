@@ -2,20 +2,12 @@
 // answer docs/admin-api.md gives, through the protocol both ways in share (`fake.protocol.handle`, Host 127.0.0.1 as a
 // test's client sends). The conformance suite (test/conformance/admin.case.ts) drives the main flows on every way in;
 // this pins every route's fields, defaults and refusals.
-import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { describe, expect, it } from 'vitest'
+import type { Dockside } from '../../src/index'
 import type { ProtoResponse, SocketSink } from '../../src/protocol/types'
+import { freshFakes } from '../support/fresh-fakes'
 
-const fakes: Dockside[] = []
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.close()
-})
-
-function fresh(options: Parameters<typeof createDockside>[0] = {}) {
-  const fake = createDockside({ seed: 42, ...options })
-  fakes.push(fake)
-  return fake
-}
+const fresh = freshFakes()
 
 interface Answer {
   status: number

@@ -1,22 +1,14 @@
 // Edges of the admin API, the guard, overrides and request verification that the route-by-route tests leave open
 // (found by mutation testing, docs/testing.md): each case is behaviour a user can see, with the value the docs give.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import { patternFromJson } from '../../src/protocol/overrides'
 import { compilePattern, createRequestLog, type RawRequest } from '../../src/protocol/requests'
 import type { ProtoResponse, SocketSink } from '../../src/protocol/types'
 import type { Served } from '../../src/protocol/guard'
+import { freshFakes, parseLiveChunk } from '../support/fresh-fakes'
 
-const fakes: Dockside[] = []
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.close()
-})
-
-function fresh(options: Parameters<typeof createDockside>[0] = {}) {
-  const fake = createDockside({ seed: 42, ...options })
-  fakes.push(fake)
-  return fake
-}
+const fresh = freshFakes()
 
 const local: Served = { scheme: 'http', host: '127.0.0.1', port: 2375 }
 
@@ -207,14 +199,7 @@ describe('the live feed', () => {
     const res = await fake.protocol.handle({ method: 'GET', url, headers: { host: '127.0.0.1:2375' }, signal, body: async () => '', served: local })
     return (res.body as AsyncIterable<string>)[Symbol.asyncIterator]()
   }
-  const parse = (chunk: string) =>
-    chunk
-      .trim()
-      .split('\n\n')
-      .map((m) => {
-        const [event, data] = m.split('\n')
-        return { event: event.replace(/^event: /, ''), data: JSON.parse(data.replace(/^data: /, '')) }
-      })
+  const parse = parseLiveChunk
 
   it('the first snapshot comes at once; its deliveries count each client\'s gaps and say when it is away', async () => {
     const fake = fresh()

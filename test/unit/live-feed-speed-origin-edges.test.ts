@@ -1,20 +1,12 @@
 // More edges mutation testing found open (docs/testing.md): the live feed's sockets, a client back from a gap, a
 // caption that wakes the feed, a speed past the clock's maximum given as ?speed=, an override's delay on the auto clock,
 // and an allowed origin with a scheme that is not http(s).
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import type { SocketSink } from '../../src/protocol/types'
+import { freshFakes } from '../support/fresh-fakes'
 
-const fakes: Dockside[] = []
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.close()
-})
-
-function fresh(options: Parameters<typeof createDockside>[0] = {}) {
-  const fake = createDockside({ seed: 42, ...options })
-  fakes.push(fake)
-  return fake
-}
+const fresh = freshFakes()
 
 const served = { scheme: 'http' as const, host: '127.0.0.1', port: 2375 }
 const request = (url: string, method = 'GET', body = '') => ({ method, url, headers: { host: '127.0.0.1:2375' }, signal: new AbortController().signal, body: async () => body, served })

@@ -4,9 +4,11 @@
 // server and the CLI.
 import { describe, expect, it } from 'vitest'
 import type { Dockside } from '../../src/index'
+// Before admin-live: the package's entry loads the protocol's modules in their order (admin-live alone first would
+// meet admin.ts's half-made route table).
+import { freshFakes, parseLiveChunk } from '../support/fresh-fakes'
 import { LIVE_BACKLOG } from '../../src/protocol/admin-live'
 import type { ProtoResponse } from '../../src/protocol/types'
-import { freshFakes, parseLiveChunk } from '../support/fresh-fakes'
 
 const fresh = freshFakes()
 

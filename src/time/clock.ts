@@ -213,7 +213,11 @@ export function createClock(options: ClockOptions = {}): Clock {
   const sleepers = new Set<() => void>()
   /** Sleepers by the signal they end on (see `sleep`). */
   const sleepersOn = new WeakMap<AbortSignal, Set<() => void>>()
-  const lifetime = new AbortController()
+  /**
+   * Made when something first asks for `lifetime`: aborting a signal builds and dispatches an Event even when nothing
+   * listens (3% of a test's cost in process, where most fakes never stream). Asked for after dispose, an aborted one.
+   */
+  let lifetime: AbortController | undefined
   let paused = false
   /** Bumped by every pause: an advance that sees it change stops where the pause happened. */
   let pauses = 0
@@ -478,7 +482,13 @@ export function createClock(options: ClockOptions = {}): Clock {
 
   const clock: Clock = {
     mode,
-    lifetime: lifetime.signal,
+    get lifetime() {
+      if (lifetime === undefined) {
+        lifetime = new AbortController()
+        if (disposed) lifetime.abort(DISPOSED)
+      }
+      return lifetime.signal
+    },
     startedAt,
     now: syncNow,
     elapsed: () => syncNow() - startedAt,
@@ -641,7 +651,7 @@ export function createClock(options: ClockOptions = {}): Clock {
       // A sleep never outlives its clock: it ends as if aborted, so streams waiting on it finish.
       for (const wake of sleepers) wake()
       // With a reason: the default one is a DOMException whose stack trace costs more than the rest of a dispose.
-      lifetime.abort(DISPOSED)
+      lifetime?.abort(DISPOSED)
       if (hostHandle !== undefined) host?.cancel(hostHandle)
       hostHandle = undefined
       for (const t of queue) {

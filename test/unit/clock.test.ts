@@ -244,6 +244,24 @@ describe('virtual clock', () => {
     await clock.advance('5s')
     expect(fired).toBe(false)
   })
+
+  it('lifetime ends at dispose(), whether it was asked for before or only after', () => {
+    const early = createClock()
+    const signal = early.lifetime
+    let heard = 0
+    signal.addEventListener('abort', () => heard++)
+    expect(signal.aborted).toBe(false)
+    expect(early.lifetime).toBe(signal)
+    early.dispose()
+    expect(heard).toBe(1)
+    expect(signal.aborted).toBe(true)
+    expect((signal.reason as Error).message).toMatch(/the clock was disposed/)
+
+    const late = createClock()
+    late.dispose()
+    expect(late.lifetime.aborted).toBe(true)
+    expect((late.lifetime.reason as Error).message).toMatch(/the clock was disposed/)
+  })
 })
 
 describe('auto clock', () => {

@@ -17,7 +17,7 @@ function ownFaker(seed: number) {
 const draws = (r: ReturnType<typeof ownFaker>) => {
   const out: unknown[] = []
   // Past 624 words, so the generator twists its state again.
-  for (let i = 0; i < 40; i++) out.push(r.hex(64), r.containerName(), r.float(), r.int(0, 1000), r.hex(12))
+  for (let i = 0; i < 40; i++) out.push(r.hex(64), r.containerName(), r.float(), r.int(0, 1000), r.hex(12), r.hex(1), r.hex(0))
   return out
 }
 

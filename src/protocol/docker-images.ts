@@ -1,4 +1,6 @@
-import { InvalidInputError, NotFoundError } from '../service/errors'
+import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
+import { parseFilterArgs } from '../service/filters'
+import { parseTimestamp } from './events-common'
 import { splitReference, type Image } from '../service/images'
 import type { Service } from '../service/service'
 import { compileGoRegexp, GO_REGEXP_MAX_STATES } from './go-regexp'
@@ -79,31 +81,62 @@ function inspect(svc: Service, image: Image) {
   }
 }
 
-/** Docker's `reference` filter of `GET /images/json` (`docker images REPO[:TAG]`), with `*` globs. */
-function referenceFilter(raw: string | undefined): (repository: string, tag: string) => boolean {
-  if (!raw) return () => true
-  let parsed: unknown
+/** The filters of `GET /images/json` (Docker's daemon/images list): the same names, refused by name when unknown. */
+const IMAGE_FILTER_NAMES = ['before', 'dangling', 'label', 'reference', 'since', 'until']
+
+/** A glob of Docker's `reference` filter, matched in linear time (go-regexp.ts). */
+function referenceGlob(p: string) {
+  // As a backtracking RegExp, `*a*a*a*a*a*c` took ~0.8 s against 100 characters.
   try {
-    parsed = JSON.parse(raw)
+    return compileGoRegexp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`)
   } catch {
-    throw new InvalidInputError(`Invalid "filters" ${JSON.stringify(raw)}: expected JSON such as {"reference":{"nginx":true}}.`)
+    throw new InvalidInputError(`Invalid "filters" reference ${JSON.stringify(p.slice(0, 120))}: a pattern that compiles to at most ${GO_REGEXP_MAX_STATES} instructions is expected, e.g. {"reference":{"nginx:*":true}}.`)
   }
-  const ref = (parsed as Record<string, unknown> | null)?.reference
-  const values = Array.isArray(ref) ? (ref as string[]) : ref && typeof ref === 'object' ? Object.keys(ref).filter((k) => (ref as Record<string, unknown>)[k]) : []
-  if (values.length === 0) return () => true
-  // Matched in linear time (go-regexp.ts): as a backtracking RegExp, `*a*a*a*a*a*c` took ~0.8 s against 100 characters.
-  const glob = (p: string) => {
-    try {
-      return compileGoRegexp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`)
-    } catch {
-      throw new InvalidInputError(`Invalid "filters" reference ${JSON.stringify(p.slice(0, 120))}: a pattern that compiles to at most ${GO_REGEXP_MAX_STATES} instructions is expected, e.g. {"reference":{"nginx:*":true}}.`)
-    }
+}
+
+/**
+ * Docker's `filters` of `GET /images/json` (`docker images --filter`, daemon/images/image_list.go): `reference`
+ * (REPO[:TAG] with `*` globs), `dangling`, `label`, `before`/`since` (an image, the last one given) and `until` (a
+ * timestamp). Every image of the fake is tagged and has no labels, so `dangling=true` and any `label` match none.
+ * Like Docker's `Args.Get`, an object's keys count whatever their booleans (`{"reference":{"nginx":false}}` is nginx),
+ * except for `dangling`, read as Docker's `GetBoolOrDefault` reads it. Unknown names and values Docker refuses are a
+ * 400 naming what is allowed.
+ */
+function imageFilter(svc: Service, raw: string | undefined): (repository: string, tag: string, image: Image) => boolean {
+  const args = {
+    names: IMAGE_FILTER_NAMES,
+    unknown: (name: string) => `invalid filter '${name}': GET /images/json takes the filters ${IMAGE_FILTER_NAMES.join(', ')}.`,
+    example: '{"reference":{"nginx:*":true}}',
   }
-  const patterns = values.map((v) => {
+  // JSON null is no filter at all (Go's json leaves Docker's Args empty).
+  if (raw?.trim() === 'null') raw = undefined
+  const f = parseFilterArgs(raw, { ...args, keysOfObjects: true })
+  let danglingOnly = false
+  if (f.dangling) {
+    const set = parseFilterArgs(raw, args).dangling ?? []
+    const yes = set.includes('true') || set.includes('1')
+    const no = set.includes('false') || set.includes('0')
+    if (yes === no) throw new InvalidFilterError(`invalid filter 'dangling=${f.dangling.join(',')}': expected one of true, false, 1 or 0.`)
+    danglingOnly = yes
+  }
+  const until = (f.until ?? []).map((v) => parseTimestamp('until', v)!)
+  const bound = (name: 'before' | 'since') => {
+    const ref = f[name]?.at(-1)
+    return ref === undefined ? undefined : resolveOrThrow(svc, ref).image.created
+  }
+  const before = bound('before')
+  const since = bound('since')
+  // Never dangling (an image of the fake always has a tag), never labelled.
+  if (danglingOnly || f.label) return () => false
+  const patterns = (f.reference ?? []).map((v) => {
     const { repository, tag } = splitReference(familiarName(v))
-    return { repo: glob(repository), tag: tag === undefined ? undefined : glob(tag) }
+    return { repo: referenceGlob(repository), tag: tag === undefined ? undefined : referenceGlob(tag) }
   })
-  return (repository, tag) => patterns.some((p) => p.repo.test(repository) && (p.tag === undefined || p.tag.test(tag)))
+  return (repository, tag, image) =>
+    (patterns.length === 0 || patterns.some((p) => p.repo.test(repository) && (p.tag === undefined || p.tag.test(tag)))) &&
+    (before === undefined || image.created < before) &&
+    (since === undefined || image.created > since) &&
+    until.every((u) => image.created < u)
 }
 
 const IMAGE_JSON = /^\/images\/(.+)\/json$/
@@ -113,15 +146,15 @@ const IMAGE_TAG = /^\/images\/(.+)\/tag$/
 export function handleImages(svc: Service, req: ProtoRequest, target: Target): ProtoResponse | undefined {
   const { path } = target
   if (path === '/images/json' && req.method === 'GET') {
-    const matches = referenceFilter(target.query.get('filters'))
+    const matches = imageFilter(svc, target.query.get('filters'))
     const seen = new Set<Image>()
     const out = []
     for (const { repository, tag, image } of svc.images.list()) {
-      if (seen.has(image) || !matches(repository, tag)) continue
+      if (seen.has(image) || !matches(repository, tag, image)) continue
       seen.add(image)
       const s = summary(svc, image)
       // `docker images REPO` lists only the matching tags of an image.
-      out.push({ ...s, RepoTags: s.RepoTags.filter((rt) => matches(splitReference(rt).repository, splitReference(rt).tag!)) })
+      out.push({ ...s, RepoTags: s.RepoTags.filter((rt) => matches(splitReference(rt).repository, splitReference(rt).tag!, image)) })
     }
     return json(200, out.sort((a, b) => b.Created - a.Created))
   }

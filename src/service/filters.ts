@@ -40,6 +40,11 @@ export interface FilterArgsOptions {
   unknown(name: string): string
   /** An example of the expected shape, for the refusal of a value that is not a JSON object. */
   example: string
+  /**
+   * Keep the values of an object given as `false` too: Docker's `Args.Get` and `WalkValues` (the reference, label,
+   * before, since and until filters of `GET /images/json`) read an object's keys whatever their booleans.
+   */
+  keysOfObjects?: boolean
 }
 
 /**
@@ -86,7 +91,7 @@ export function parseFilterArgs(raw: string | null | undefined, options: FilterA
       if (!entries.every(([, v]) => typeof v === 'boolean')) {
         throw new InvalidFilterError(`Invalid filter "${name}": an object must map values to true or false, got ${show(value)}.`)
       }
-      values = entries.filter(([, v]) => v === true).map(([k]) => k)
+      values = options.keysOfObjects ? entries.map(([k]) => k) : entries.filter(([, v]) => v === true).map(([k]) => k)
       // Docker keeps `{"x":false}` in a non-empty set that nothing matches: a name given only with
       // `false` values selects nothing. An empty `{}` is no filter at all.
       if (entries.length === 0) continue

@@ -132,6 +132,13 @@ describe.skipIf(skip)('docker CLI 28 against the fake (DOCKER_HOST=tcp://...)', 
     const one = await cli.docker(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost:5000/team/*'])
     expect(one.stdout.trim().split('\n').sort()).toEqual(['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0', 'localhost:5000/team/nginx:v1'])
     expect((await cli.docker(['images', '--format', '{{.Repository}}:{{.Tag}}', 'nginx'])).stdout).toBe('nginx:latest\n')
+    // The fake's images are all tagged and have no labels: the CLI's dangling and label filters list none.
+    expect(await cli.docker(['images', '-q', '--filter', 'dangling=true'])).toMatchObject({ code: 0, stdout: '' })
+    expect(await cli.docker(['images', '-q', '--filter', 'label=app=web'])).toMatchObject({ code: 0, stdout: '' })
+    expect((await cli.docker(['images', '--format', '{{.Repository}}', '--filter', 'dangling=false', 'nginx'])).stdout).toBe('nginx\n')
+    const unknown = await cli.docker(['images', '--filter', 'colour=blue'])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(/invalid filter 'colour': GET \/images\/json takes the filters before, dangling, label, reference, since, until/)
 
     expect(await cli.docker(['start', 'web'])).toMatchObject({ code: 0, stdout: 'web\n' })
     const ps = await cli.docker(['ps', '-a'])

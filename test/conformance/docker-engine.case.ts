@@ -279,14 +279,41 @@ export const dockerEngineCases: Case[] = [
       expect(await tags({ reference: ['localhost:5000/*'] })).toEqual([])
       expect(await tags({ reference: ['ngin.'] })).toEqual([])
       expect(await tags({ reference: ['nginx', 'localhost:5000/team/app:1.0'] })).toEqual([['localhost:5000/team/app:1.0'], ['nginx:1.27', 'nginx:latest']])
-      expect(await tags({ reference: { nginx: false } })).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']])
+      // Docker's Args.Get reads an object's keys whatever their booleans.
+      expect(await tags({ reference: { nginx: false } })).toEqual([['nginx:1.27', 'nginx:latest']])
       // JSON null filters nothing.
       const nullFilters = await h.fetch('/images/json?filters=null')
       expect(((await nullFilters.json()) as { RepoTags: string[] }[]).map((i) => i.RepoTags)).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']])
-      expect(await tags({ label: ['x'] })).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']])
+      const all = [['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']]
+      // The fake's images have no labels and are all tagged: a label filter or dangling=true matches none.
+      expect(await tags({ label: ['x'] })).toEqual([])
+      expect(await tags({ label: { 'app=web': false } })).toEqual([])
+      expect(await tags({ dangling: ['true'] })).toEqual([])
+      expect(await tags({ dangling: { 1: true } })).toEqual([])
+      expect(await tags({ dangling: ['false'] })).toEqual(all)
+      // before/since name an image (the last one given wins); until is a timestamp (nginx was made at 1767225600).
+      expect(await tags({ before: ['localhost:5000/team/app:1.0'] })).toEqual([['nginx:1.27', 'nginx:latest']])
+      expect(await tags({ since: ['nginx:latest'] })).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0']])
+      expect(await tags({ since: ['localhost:5000/team/app', 'nginx'] })).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0']])
+      expect(await tags({ before: ['nginx'] })).toEqual([])
+      expect(await tags({ until: ['1767225601'] })).toEqual([['nginx:1.27', 'nginx:latest']])
+      expect(await tags({ until: ['1767225600'] })).toEqual([])
+      expect(await tags({ reference: ['nginx'], until: ['1767225606'] })).toEqual([['nginx:1.27', 'nginx:latest']])
+      const refused = async (filters: object, status = 400) => {
+        const res = await h.fetch(`/images/json?filters=${encodeURIComponent(JSON.stringify(filters))}`)
+        expect(res.status, JSON.stringify(filters)).toBe(status)
+        return message(res)
+      }
+      expect(await refused({ dangling: ['maybe'] })).toBe("invalid filter 'dangling=maybe': expected one of true, false, 1 or 0.")
+      expect(await refused({ dangling: ['true', 'false'] })).toBe("invalid filter 'dangling=true,false': expected one of true, false, 1 or 0.")
+      expect(await refused({ dangling: { true: false } })).toBe("invalid filter 'dangling=true': expected one of true, false, 1 or 0.")
+      expect(await refused({ before: ['redis'] }, 404)).toBe('No such image: redis')
+      expect(await refused({ until: ['yesterday'] })).toMatch(/^Invalid "until" "yesterday": expected Unix time as seconds/)
+      expect(await refused({ colour: ['blue'] })).toBe("invalid filter 'colour': GET /images/json takes the filters before, dangling, label, reference, since, until.")
+      expect(await refused({ reference: 'nginx' })).toBe('Invalid filter "reference": expected an object of booleans like {"reference":{"x":true}} or a list of strings like {"reference":["x"]}, got "nginx".')
       const bad = await h.fetch(`/images/json?filters=${encodeURIComponent('{"reference":')}`)
       expect(bad.status).toBe(400)
-      expect(await message(bad)).toBe('Invalid "filters" "{\\"reference\\":": expected JSON such as {"reference":{"nginx":true}}.')
+      expect(await message(bad)).toBe('Invalid filters: "{\\"reference\\":" is not valid JSON. Expected an object like {"reference":{"nginx:*":true}}.')
       // A reference over the matcher's budget (shown cut to 120 characters).
       const big = await h.fetch(`/images/json?filters=${encodeURIComponent(JSON.stringify({ reference: ['a'.repeat(1001)] }))}`)
       expect(big.status).toBe(400)

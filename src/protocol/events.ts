@@ -43,6 +43,79 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
 type Ending = ReturnType<typeof find<'close' | 'drop'>>
 
 /**
+ * The maximum-age closes of one clock's sockets: one clock timer for all of them, not a timer and a closure per socket
+ * (an idle connection's largest cost after the socket itself). The age is fixed when the fake starts and sockets join
+ * in the order they open, so the queue is in deadline order: the timer is for the oldest open socket, and when it fires
+ * every socket due by then closes, oldest first. A closed socket leaves its slot until it is passed or the closed ones
+ * are over half the queue, when the queue is compacted (amortised O(1) per close).
+ */
+class MaxAges {
+  #queue: (EventsSocket | undefined)[] = []
+  #head = 0
+  /** Slots from `#head` on whose socket closed before its age. */
+  #dead = 0
+  #timer: TimerHandle | undefined
+  constructor(readonly svc: Service) {}
+  add(socket: EventsSocket) {
+    socket.aging = true
+    this.#queue.push(socket)
+    if (this.#timer === undefined) this.#arm()
+  }
+  /** `socket` closed before its age (once per socket; a no-op for one the queue has let go). */
+  remove(socket: EventsSocket) {
+    if (!socket.aging) return
+    socket.aging = false
+    if (++this.#dead * 2 <= this.#queue.length - this.#head) return
+    this.#queue = this.#queue.slice(this.#head).filter((s) => s!.aging)
+    this.#head = 0
+    this.#dead = 0
+    if (this.#queue.length === 0) {
+      this.#timer?.cancel()
+      this.#timer = undefined
+    }
+  }
+  /** Schedules the timer for the oldest socket still aging. */
+  #arm() {
+    const queue = this.#queue
+    while (this.#head < queue.length && !queue[this.#head]!.aging) {
+      queue[this.#head++] = undefined
+      this.#dead--
+    }
+    if (this.#head * 2 >= queue.length) {
+      this.#queue = queue.slice(this.#head)
+      this.#head = 0
+    }
+    const first = this.#queue[this.#head]
+    const svc = this.svc
+    this.#timer = first && svc.clock.schedule(Math.max(0, first.openedAt + svc.options.maxConnectionAgeMs - svc.clock.now()), this.#fire)
+  }
+  #fire = () => {
+    const svc = this.svc
+    const due = svc.clock.now() - svc.options.maxConnectionAgeMs
+    const queue = this.#queue
+    this.#timer = undefined
+    while (this.#head < queue.length) {
+      const socket = queue[this.#head]!
+      if (socket.aging && socket.openedAt > due) break
+      queue[this.#head++] = undefined
+      if (!socket.aging) this.#dead--
+      else {
+        socket.aging = false
+        socket.closeAtMaxAge()
+      }
+    }
+    this.#arm()
+  }
+}
+
+const maxAgesOf = new WeakMap<Service['clock'], MaxAges>()
+function maxAges(svc: Service): MaxAges {
+  let m = maxAgesOf.get(svc.clock)
+  if (m === undefined) maxAgesOf.set(svc.clock, (m = new MaxAges(svc)))
+  return m
+}
+
+/**
  * One open events websocket: what the hub tracks, the session the transport reports to, and the sender of the
  * events it follows. One object per socket, with its methods on the prototype: thousands of idle sockets cost their
  * fields, not a dozen closures each.
@@ -59,8 +132,8 @@ class EventsSocket implements LiveSocket, SocketSession {
   readonly format: TimeFormat
   /** Ends the subscription (set once it exists). */
   stop: (() => void) | undefined
-  /** The maximum-age timer. */
-  maxAge: TimerHandle | undefined
+  /** Whether it waits in its clock's maximum-age queue. */
+  aging = false
   /** Timers of faults in flight (per-event latency, a close after a time), only when there are such faults. */
   timers: Set<TimerHandle> | undefined
 
@@ -87,7 +160,7 @@ class EventsSocket implements LiveSocket, SocketSession {
     try {
       svc.deliveries.opened(this.key, this.id, 'ws', q.since, signal)
       svc.journal.record('ws.open', { socket: this.id, client: this.key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
-      this.maxAge = svc.clock.schedule(svc.options.maxConnectionAgeMs, () => this.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`))
+      maxAges(svc).add(this)
       const gone = sinceGone(svc, q)
       if (gone) {
         this.close(SINCE_GONE_CODE, gone)
@@ -136,6 +209,11 @@ class EventsSocket implements LiveSocket, SocketSession {
     this.end('server', code, reason)
   }
 
+  closeAtMaxAge() {
+    const svc = this.svc
+    this.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`)
+  }
+
   drop() {
     this.end('drop', 1006, 'dropped with no close frame')
   }
@@ -143,7 +221,7 @@ class EventsSocket implements LiveSocket, SocketSession {
   cleanup() {
     this.closed = true
     this.stop?.()
-    this.maxAge?.cancel()
+    maxAges(this.svc).remove(this)
     if (this.timers) for (const t of this.timers) t.cancel()
     this.hub.delete(this)
   }

@@ -4,6 +4,7 @@
 // cut to RECORDED_BODY_LIMIT characters. See docs/api.md#request-verification.
 import { Recent } from '../service/recent'
 import { InvalidInputError } from '../service/errors'
+import { parseTarget } from './http'
 
 /** How many requests `fake.requests` keeps; older ones are dropped and counted in `omitted`. */
 export const REQUEST_LOG_LIMIT = 1000
@@ -78,7 +79,11 @@ export interface RawRequest {
   method: string
   url: string
   path: string
-  query: Map<string, string>
+  /**
+   * Parsed from `url` when first read (a websocket's entry lives as long as the log keeps it: thousands of open
+   * connections kept one map each that nobody read).
+   */
+  query?: Map<string, string>
   headers: Record<string, string | undefined>
   body: string | undefined
   client: string | undefined
@@ -283,7 +288,7 @@ function view(r: RawRequest): RecordedRequest {
   const headers: Record<string, string> = {}
   for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) headers[k] = maskHeader(k, v)
   const query: Record<string, string> = {}
-  for (const [k, v] of r.query) query[k] = SECRET_KEYS.test(k) ? '***' : v
+  for (const [k, v] of queryOf(r)) query[k] = SECRET_KEYS.test(k) ? '***' : v
   const out: RecordedRequest = { seq: r.seq, time: r.time, method: r.method, url: maskUrl(r.url), path: r.path, query, headers, status: r.status }
   if (r.body !== undefined) {
     out.body = maskBody(r.body)
@@ -316,7 +321,8 @@ function distance(a: string, b: string): number {
   return prev[n] / Math.max(a.length, n, 1)
 }
 
-const candidateOf = (r: RawRequest): Candidate => r
+const queryOf = (r: RawRequest) => (r.query ??= parseTarget(r.url).query)
+const candidateOf = (r: RawRequest): Candidate => (queryOf(r), r as Candidate)
 const isCompiled = (p: RequestPattern | string | CompiledPattern): p is CompiledPattern => typeof (p as CompiledPattern).mismatches === 'function'
 
 export function createRequestLog(limit = REQUEST_LOG_LIMIT): RequestLog {

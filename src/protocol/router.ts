@@ -76,7 +76,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
     const svc = host.service()
     const path = target.path
     svc.journal.record('request', { method: req.method, path, status, client: req.headers['x-dockside-client'] })
-    if (!isAdmin(path)) requests.record({ seq: 0, time: svc.clock.now(), method: req.method, url: req.url, path, query: target.query, headers: req.headers, body, client: clientOf(req, target), status, override, websocket })
+    if (!isAdmin(path)) requests.record({ seq: 0, time: svc.clock.now(), method: req.method, url: req.url, path, headers: req.headers, body, client: clientOf(req, target), status, override, websocket })
   }
   // The override that answers, if any: only looked for when there are overrides (one comparison otherwise).
   const overridden = (req: ProtoRequest, target: Target) =>

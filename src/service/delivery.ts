@@ -158,8 +158,12 @@ interface Tracked {
   /** Made when replays first fold sends into it. */
   counts?: Map<number, number>
   connections: Recent<Connection>
-  /** Open connections by socket id. */
-  open: Map<number, Connection>
+  /**
+   * Its open connection when it has one (most clients: thousands of idle anonymous clients keep no map each), else
+   * undefined; from a second at once on, all of them by socket id in `more`.
+   */
+  one?: Connection
+  more?: Map<number, Connection>
   /** Made at the first refusal. */
   refusals?: Recent<DeliveryReport['refusals'][number]>
   /** Timeline lines with their clock time in ms (`at` is written when a report is read). */
@@ -246,6 +250,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     }
     return t
   }
+  const openOf = (t: Tracked, socket: number) => (t.one?.socket === socket ? t.one : t.more?.get(socket))
   const busy = (t: Tracked) => t.connected > 0 || t.pending !== undefined
   /**
    * Clients that were idle when last touched, in that order (some may have become busy since: those are skipped and
@@ -457,7 +462,6 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
           sent: [],
           head: 0,
           connections: new Recent(limits.connections),
-          open: new Map(),
           timeline: new Recent(limits.timeline),
           connected: 0,
         }
@@ -500,7 +504,13 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const c: Connection = { socket, via, openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sinceNano: since, sent: 0, away: t.away }
       t.away = undefined
       t.connections.push(c)
-      t.open.set(socket, c)
+      if (t.one === undefined && t.more === undefined) t.one = c
+      else {
+        const more = (t.more ??= new Map())
+        if (t.one !== undefined) more.set(t.one.socket, t.one)
+        t.one = undefined
+        more.set(socket, c)
+      }
       t.connected++
       note(t, 'open', `socket ${socket}${since !== undefined ? ` since ${since}` : ''}`)
     },
@@ -508,16 +518,20 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const t = tracked.get(key)
       if (!t) return
       if (t.sent.push(event.seq) % MAINTAIN_EVERY === 0) maintain(t)
-      const c = t.open.get(socket)
+      const c = openOf(t, socket)
       if (c) c.sent++
     },
     closed(key, socket, by, code, reason) {
       const t = tracked.get(key)
-      const c = t?.open.get(socket)
+      const c = t && openOf(t, socket)
       if (!t || !c) return
-      t.open.delete(socket)
+      if (t.one === c) t.one = undefined
+      else {
+        t.more!.delete(socket)
+        if (t.more!.size === 0) t.more = undefined
+      }
       // A client that is gone sends nothing more that would trim its history: trim it now.
-      if (t.open.size === 0) maintain(t)
+      if (t.one === undefined && t.more === undefined) maintain(t)
       const now = deps.now()
       Object.assign(c, { closeMs: now, closeSeq: deps.log.lastSeq, closedBy: by, code, reason })
       t.connected--

@@ -1,3 +1,6 @@
+/** Up to this many items, a ring's array is exactly as long as what it holds. */
+const SMALL = 8
+
 /** A list that keeps its last `limit` items in a ring: O(1) per push, memory fixed once full. */
 export class Recent<T> {
   #items: T[] = []
@@ -8,7 +11,19 @@ export class Recent<T> {
     return this.#items.length
   }
   push(item: T) {
-    if (this.#items.length < this.limit) return void this.#items.push(item)
+    const items = this.#items
+    if (items.length < this.limit) {
+      // A ring of a few items grows by exact copies: thousands of idle events clients keep one or two lines each,
+      // where a push would give each array V8's 17 slots.
+      if (items.length < SMALL) {
+        // An array made at its final length has no spare slots (a spread or a push would leave V8's slack).
+        const grown = new Array<T>(items.length + 1)
+        for (let i = 0; i < items.length; i++) grown[i] = items[i]
+        grown[items.length] = item
+        this.#items = grown
+      } else items.push(item)
+      return
+    }
     this.#items[this.#next] = item
     this.#next = (this.#next + 1) % this.limit
     this.omitted++

@@ -89,6 +89,49 @@ describe('an open events websocket', () => {
     expect(fake.protocol.hub.sockets.size).toBe(0)
   })
 
+  it('sockets opened at different times each close at their own maximum age, in order, with one clock timer among them', async () => {
+    await using fake = createDockside({ seed: 1, maxConnectionAge: '10s' })
+    const sockets: Opened[] = []
+    // Opened at 0, 0, 3 s, 3 s, 7 s and 9 s.
+    for (const wait of [0, 0, 3000, 0, 4000, 2000]) {
+      await fake.clock.advance(wait)
+      sockets.push(await open(fake, `/events/ws?client=c${sockets.length}`))
+    }
+    expect(fake.clock.pending).toBe(1)
+    // Two close before their age (one of them the oldest): the rest still close on time, and nothing fires twice.
+    sockets[0].session.clientClosed(1000, 'early')
+    sockets[3].session.clientClosed(1000, 'early')
+    const aged = () => fake.journal.ofType('ws.close').filter((e) => e.by === 'server').map((e) => [e.client, e.openFor])
+    await fake.clock.advance(999) // 9.999 s
+    expect(aged()).toEqual([])
+    await fake.clock.advance(1) // 10 s
+    expect(aged()).toEqual([['c1', 10_000]])
+    await fake.clock.advance(2999) // 12.999 s
+    expect(aged()).toEqual([['c1', 10_000]])
+    await fake.clock.advance(1) // 13 s
+    expect(aged()).toEqual([['c1', 10_000], ['c2', 10_000]])
+    await fake.clock.advance(3999) // 16.999 s
+    expect(aged()).toHaveLength(2)
+    await fake.clock.advance(1) // 17 s
+    expect(aged()).toEqual([['c1', 10_000], ['c2', 10_000], ['c4', 10_000]])
+    await fake.clock.advance(2000) // 19 s
+    expect(aged()).toEqual([['c1', 10_000], ['c2', 10_000], ['c4', 10_000], ['c5', 10_000]])
+    expect(sockets.map((s) => s.log)).toEqual([[], ...[1, 2].map(() => [[1000, 'maximum connection age of 10s reached; reconnect to continue']]), [], ...[4, 5].map(() => [[1000, 'maximum connection age of 10s reached; reconnect to continue']])])
+    expect(fake.clock.pending).toBe(0)
+  })
+
+  it('sockets that close before their maximum age leave no timer and no slot behind (a churn of 5,000)', async () => {
+    await using fake = createDockside({ seed: 1, maxConnectionAge: '1h' })
+    const keep = await open(fake, '/events/ws?client=keep')
+    for (let i = 0; i < 5000; i++) (await open(fake, `/events/ws?client=churn`)).session.clientClosed(1000, 'bye')
+    expect(fake.clock.pending).toBe(1)
+    keep.session.clientClosed(1000, 'bye')
+    expect(fake.clock.pending).toBe(0)
+    const late = await open(fake, '/events/ws?client=late')
+    await fake.clock.advance('1h')
+    expect(late.log).toEqual([[1000, 'maximum connection age of 1h reached; reconnect to continue']])
+  })
+
   it('a close fault after N messages sends N frames, then its code and reason', async () => {
     await using fake = createDockside({ seed: 1 })
     fake.faults.add({ on: 'events', close: { code: 4000, reason: 'chaos' }, afterMessages: 2 })

@@ -17,7 +17,7 @@ import {
 } from '../../src/protocol/requests'
 
 /** A request as the router records it. */
-function raw(fields: Partial<Omit<RawRequest, 'query'>> & { query?: Record<string, string> } = {}): RawRequest {
+function raw(fields: Partial<Omit<RawRequest, 'query'>> & { query?: Record<string, string> } = {}): RawRequest & Candidate {
   const { query = {}, ...rest } = fields
   return {
     seq: 0,

@@ -2,6 +2,7 @@ import type * as Http from 'node:http'
 import type * as Https from 'node:https'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { getEventListeners } from 'node:events'
 import type { AccessOptions, Served } from '../../protocol/guard'
 import { errorResponse, jsonError } from '../../protocol/http'
 import { BodyTooLargeError, EVENTS_MAX_MESSAGE } from '../../protocol/limits'
@@ -41,14 +42,26 @@ const encodeOnce = (text: string): Buffer => {
 const CLIENT_GONE = Object.freeze({ name: 'AbortError', message: 'the client went away' })
 
 /**
- * A controller aborted when `socket` closes. Made out here so that the listener, which lives as long as the
- * connection, keeps only the controller alive, not the upgrade request and its early bytes.
+ * The signal of an upgrade request, aborted when its socket closes. A class out here so that the listener, which may
+ * live as long as the connection, keeps only this alive, not the upgrade request and its early bytes.
  */
-function abortOnClose(socket: Duplex): AbortController {
-  const controller = new AbortController()
-  // `on`, not `once` (a socket closes once): once() wraps the listener in a closure and a state object per connection.
-  socket.on('close', () => controller.abort(CLIENT_GONE))
-  return controller
+class ClientGone {
+  readonly controller = new AbortController()
+  constructor(private readonly socket: Duplex) {
+    // `on`, not `once` (a socket closes once): once() wraps the listener in a closure and a state object per connection.
+    socket.on('close', this.fire)
+  }
+  fire = () => this.controller.abort(CLIENT_GONE)
+  /**
+   * Once the websocket is open, nothing listens to the request's signal any more (the protocol listens only while it
+   * decides): the socket stops holding the controller, its signal and their listener table (about 400 bytes per idle
+   * connection). Kept while anything still listens.
+   */
+  releaseIfUnheard(): ClientGone | undefined {
+    if (getEventListeners(this.controller.signal, 'abort').length > 0) return this
+    this.socket.off('close', this.fire)
+    return undefined
+  }
 }
 
 /** A socket's error listener that closes over nothing (a closure made in onUpgrade would keep its request alive). */
@@ -128,12 +141,12 @@ class WsSink implements SocketSink {
  * Wires an upgraded websocket to its protocol session. Out here, so that the listeners, which live as long as the
  * connection, keep only the socket, its controller and the session alive, not the upgrade request and its result.
  */
-function attach(ws: WebSocket, socket: Duplex, live: Set<WebSocket>, controller: AbortController, open: (sink: SocketSink) => SocketSession) {
+function attach(ws: WebSocket, socket: Duplex, live: Set<WebSocket>, gone: ClientGone | undefined, open: (sink: SocketSink) => SocketSession) {
   live.add(ws)
   let session: SocketSession | undefined
   ws.on('close', (code, reason) => {
     live.delete(ws)
-    controller.abort(CLIENT_GONE)
+    gone?.fire()
     session?.clientClosed(code, reason.toString())
   })
   ws.on('error', (error: Error & { code?: string }) => {
@@ -143,6 +156,7 @@ function attach(ws: WebSocket, socket: Duplex, live: Set<WebSocket>, controller:
   })
   try {
     session = open(new WsSink(ws, socket))
+    gone = gone?.releaseIfUnheard()
   } catch {
     // The protocol never throws here; if it did, the socket is already a websocket: close it as an error.
     ws.close(1011, 'internal error')
@@ -371,7 +385,8 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     socket.on('error', destroyOnError)
     const problem = missingHost(req) ?? handshakeProblem(req)
     if (problem) return writeRaw(socket, problem)
-    const controller = abortOnClose(socket)
+    const gone = new ClientGone(socket)
+    const controller = gone.controller
     // While the protocol decides (an injected stall or latency can take long), read the socket: a paused socket never
     // sees the client leave. A client sends nothing before the 101; whatever comes early is kept for ws.
     const early: Buffer[] = [head]
@@ -386,7 +401,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
         // ws takes the socket over synchronously in finishUpgrade (still flowing: it adds its own 'data' listener).
         socket.off('data', keep)
         socket.off('end', left)
-        return finishUpgrade(req, socket, early.length === 1 ? head : Buffer.concat(early), result, controller)
+        return finishUpgrade(req, socket, early.length === 1 ? head : Buffer.concat(early), result, gone)
       })
       .catch((error: unknown) => {
         // Once upgraded, the socket speaks websocket: never write HTTP text into it.
@@ -395,12 +410,12 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
       })
   }
 
-  const finishUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer, result: UpgradeResult, controller: AbortController) => {
+  const finishUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer, result: UpgradeResult, gone: ClientGone) => {
     if (socket.destroyed) return
     if (result.kind !== 'accept') return writeRaw(socket, result.response)
     upgraded.add(socket)
     const open = result.open
-    wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket, live, controller, open))
+    wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket, live, gone, open))
   }
 
   let server: Http.Server | Https.Server

@@ -16,11 +16,8 @@ export class Recent<T> {
       // A ring of a few items grows by exact copies: thousands of idle events clients keep one or two lines each,
       // where a push would give each array V8's 17 slots.
       if (items.length < SMALL) {
-        // An array made at its final length has no spare slots (a spread or a push would leave V8's slack).
-        const grown = new Array<T>(items.length + 1)
-        for (let i = 0; i < items.length; i++) grown[i] = items[i]
-        grown[items.length] = item
-        this.#items = grown
+        // concat makes its array at the final length, with no spare slots (a spread or a push leaves V8's slack).
+        this.#items = items.concat([item])
       } else items.push(item)
       return
     }

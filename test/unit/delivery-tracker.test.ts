@@ -439,6 +439,58 @@ describe('where what is owed starts and stops', () => {
     expect(d.report('c')).toMatchObject({ expected: 1, delivered: 1, missed: [], gaps: [] })
   })
 
+  it('connections open at once each count their own sends and record their own close, whichever closes first', async () => {
+    const w = world()
+    const { d } = w
+    const open = (socket: number) => {
+      d.attempt('c', {})
+      d.opened('c', socket, 'ws', undefined)
+    }
+    const send = (sockets: number[]) => {
+      const e = w.ev()
+      for (const s of sockets) d.sent('c', s, e)
+    }
+    open(1)
+    send([1])
+    open(2)
+    send([1, 2])
+    open(3)
+    send([1, 2, 3])
+    // The first one opened closes first, then the last; the middle one stays and sends on; then a fourth opens.
+    d.closed('c', 1, 'server', 1001, 'first')
+    // A closed connection counts no more sends and keeps its first close.
+    send([1, 2, 3])
+    d.closed('c', 1, 'drop', 1006, 'again')
+    d.closed('c', 3, 'client', 4000, 'third')
+    send([2, 3])
+    d.closed('c', 3, 'server', 1000, 'again')
+    open(4)
+    send([2, 4])
+    d.closed('c', 2, 'drop', 1006, 'second')
+    send([4])
+    await w.to(1000)
+    const r = d.report('c')
+    expect(r.connections.map(({ socket, sent, closedBy, code, reason }) => ({ socket, sent, closedBy, code, reason }))).toEqual([
+      { socket: 1, sent: 3, closedBy: 'server', code: 1001, reason: 'first' },
+      { socket: 2, sent: 5, closedBy: 'drop', code: 1006, reason: 'second' },
+      { socket: 3, sent: 2, closedBy: 'client', code: 4000, reason: 'third' },
+      { socket: 4, sent: 2, closedBy: undefined, code: undefined, reason: undefined },
+    ])
+    expect(r.timeline.filter((l) => l.kind !== 'attempt').map((l) => `${l.kind} ${l.detail}`)).toEqual([
+      'open socket 1',
+      'open socket 2',
+      'open socket 3',
+      'close socket 1 closed by server 1001 "first"',
+      'close socket 3 closed by client 4000 "third"',
+      'open socket 4',
+      'drop socket 2 dropped (no close frame, 1006)',
+    ])
+    // Always connected: nothing missed, no stretch away.
+    expect(r).toMatchObject({ missed: [], gaps: [] })
+    d.closed('c', 4, 'client', 1000, '')
+    expect(d.report('c').connections[3]).toMatchObject({ socket: 4, sent: 2, closedBy: 'client', code: 1000 })
+  })
+
   it('a client whose last waiting attempt ends (abandoned or refused) becomes idle, and can be forgotten', () => {
     const { d } = world({ limits: { clients: 1 } })
     const [s1, s2, s3, s4] = [0, 1, 2, 3].map(() => new AbortController())

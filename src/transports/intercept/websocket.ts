@@ -1,6 +1,7 @@
 // The in-process WHATWG WebSocket: what a client observes is what Node's own WebSocket (undici's) observes against
 // the real server, checked side by side in test/intercept/websocket-parity.test.ts. No mock-socket in between:
 // see docs/decisions/0008-in-process-websocket.md. Departures from Node are the spec's, listed in docs/in-process.md.
+import { getEventListeners } from 'node:events'
 import { errorResponse, jsonError } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE } from '../../protocol/limits'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
@@ -418,6 +419,9 @@ export class InProcessWebSocket extends EventTarget {
         close: (code, reason) => this.#serverClose(code, reason),
         drop: () => this.#serverClose(1006, ''),
       })
+      // Nothing listens to the handshake's signal once the socket is open (the protocol listens only while it
+      // decides): let it go, so that the close does not build and dispatch an abort event nobody hears.
+      if (getEventListeners(this.#abort!.signal, 'abort').length === 0) this.#abort = undefined
       this.dispatchEvent(new Event('open'))
     })
   }

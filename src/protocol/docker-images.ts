@@ -113,7 +113,8 @@ function imageFilter(svc: Service, raw: string | undefined): (repository: string
   const f = parseFilterArgs(raw, { ...args, keysOfObjects: true })
   let danglingOnly = false
   if (f.dangling) {
-    const set = parseFilterArgs(raw, args).dangling ?? []
+    // Read again with Docker's booleans (GetBoolOrDefault): defined, since `f.dangling` is (an empty object or list is no filter).
+    const set = parseFilterArgs(raw, args).dangling!
     const yes = set.includes('true') || set.includes('1')
     const no = set.includes('false') || set.includes('0')
     if (yes === no) throw new InvalidFilterError(`invalid filter 'dangling=${f.dangling.join(',')}': expected one of true, false, 1 or 0.`)

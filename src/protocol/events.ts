@@ -65,6 +65,7 @@ class MaxAges {
   remove(socket: EventsSocket) {
     if (!socket.aging) return
     socket.aging = false
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: when to compact is memory only
     if (++this.#dead * 2 <= this.#queue.length - this.#head) return
     this.#queue = this.#queue.slice(this.#head).filter((s) => s!.aging)
     this.#head = 0
@@ -74,15 +75,12 @@ class MaxAges {
       this.#timer = undefined
     }
   }
-  /** Schedules the timer for the oldest socket still aging. */
+  /** Schedules the timer for the oldest socket still aging (the one at `#head`: the queue passes closed ones first). */
   #arm() {
-    const queue = this.#queue
-    while (this.#head < queue.length && !queue[this.#head]!.aging) {
-      queue[this.#head++] = undefined
-      this.#dead--
-    }
-    if (this.#head * 2 >= queue.length) {
-      this.#queue = queue.slice(this.#head)
+    this.#timer?.cancel()
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator,BlockStatement: when to compact is memory only
+    if (this.#head * 2 >= this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head)
       this.#head = 0
     }
     const first = this.#queue[this.#head]
@@ -92,12 +90,13 @@ class MaxAges {
   #fire = () => {
     const svc = this.svc
     const due = svc.clock.now() - svc.options.maxConnectionAgeMs
-    const queue = this.#queue
     this.#timer = undefined
-    while (this.#head < queue.length) {
-      const socket = queue[this.#head]!
+    // Read through the fields each time: a close may compact the queue (a listener closing another socket), or a
+    // reconnect may add to it.
+    while (this.#head < this.#queue.length) {
+      const socket = this.#queue[this.#head]!
       if (socket.aging && socket.openedAt > due) break
-      queue[this.#head++] = undefined
+      this.#queue[this.#head++] = undefined
       if (!socket.aging) this.#dead--
       else {
         socket.aging = false

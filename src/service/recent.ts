@@ -15,6 +15,7 @@ export class Recent<T> {
     if (items.length < this.limit) {
       // A ring of a few items grows by exact copies: thousands of idle events clients keep one or two lines each,
       // where a push would give each array V8's 17 slots.
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: how a ring's array grows is memory only
       if (items.length < SMALL) {
         // concat makes its array at the final length, with no spare slots (a spread or a push leaves V8's slack).
         this.#items = items.concat([item])

@@ -281,8 +281,8 @@ export const dockerEngineCases: Case[] = [
       expect(await tags({ reference: ['nginx', 'localhost:5000/team/app:1.0'] })).toEqual([['localhost:5000/team/app:1.0'], ['nginx:1.27', 'nginx:latest']])
       // Docker's Args.Get reads an object's keys whatever their booleans.
       expect(await tags({ reference: { nginx: false } })).toEqual([['nginx:1.27', 'nginx:latest']])
-      // JSON null filters nothing.
-      const nullFilters = await h.fetch('/images/json?filters=null')
+      // JSON null filters nothing (with the white space Go's json allows around it).
+      const nullFilters = await h.fetch(`/images/json?filters=${encodeURIComponent(' null ')}`)
       expect(((await nullFilters.json()) as { RepoTags: string[] }[]).map((i) => i.RepoTags)).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']])
       const all = [['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], ['nginx:1.27', 'nginx:latest']]
       // The fake's images have no labels and are all tagged: a label filter or dangling=true matches none.
@@ -291,6 +291,7 @@ export const dockerEngineCases: Case[] = [
       expect(await tags({ dangling: ['true'] })).toEqual([])
       expect(await tags({ dangling: { 1: true } })).toEqual([])
       expect(await tags({ dangling: ['false'] })).toEqual(all)
+      expect(await tags({ dangling: { 0: true } })).toEqual(all)
       // before/since name an image (the last one given wins); until is a timestamp (nginx was made at 1767225600).
       expect(await tags({ before: ['localhost:5000/team/app:1.0'] })).toEqual([['nginx:1.27', 'nginx:latest']])
       expect(await tags({ since: ['nginx:latest'] })).toEqual([['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0']])

@@ -120,6 +120,26 @@ describe('an open events websocket', () => {
     expect(fake.clock.pending).toBe(0)
   })
 
+  it('sockets closing early after others aged out: the rest still close at their own age', async () => {
+    await using fake = createDockside({ seed: 1, maxConnectionAge: '10s' })
+    const sockets: Opened[] = []
+    for (let i = 0; i < 4; i++) {
+      if (i) await fake.clock.advance(1000)
+      sockets.push(await open(fake, `/events/ws?client=s${i}`))
+    }
+    await fake.clock.advance(7000) // 10 s: s0 ages out
+    expect(sockets.map((s) => s.log.length)).toEqual([1, 0, 0, 0])
+    sockets[1].session.clientClosed(1000, 'early')
+    sockets[2].session.clientClosed(1000, 'early')
+    expect(fake.clock.pending).toBe(1)
+    await fake.clock.advance(2999) // 12.999 s
+    expect(sockets[3].log).toEqual([])
+    await fake.clock.advance(1) // 13 s
+    expect(sockets[3].log).toEqual([[1000, 'maximum connection age of 10s reached; reconnect to continue']])
+    expect(fake.journal.ofType('ws.close').map((e) => [e.client, e.by, e.openFor])).toEqual([['s0', 'server', 10_000], ['s1', 'client', 9000], ['s2', 'client', 8000], ['s3', 'server', 10_000]])
+    expect(fake.clock.pending).toBe(0)
+  })
+
   it('sockets that close before their maximum age leave no timer and no slot behind (a churn of 5,000)', async () => {
     await using fake = createDockside({ seed: 1, maxConnectionAge: '1h' })
     const keep = await open(fake, '/events/ws?client=keep')

@@ -112,6 +112,9 @@ function nameMatcher(pattern: string): (name: string) => boolean {
   return (name) => pattern === name || re?.test(name) === true
 }
 
+/** The filters Docker's list reads with ExactMatch, where a value given as `false` is not selected. */
+const EXACT_FILTERS = ['status', 'health', 'is-task'] as const
+
 const invalid = (name: string, value: string, why: string) => new InvalidFilterError(`invalid filter '${name}=${value}'${why}`)
 
 /**
@@ -122,11 +125,21 @@ const invalid = (name: string, value: string, why: string) => new InvalidFilterE
  * networks, volumes or ports); `isolation` is ignored, as on a Linux daemon.
  */
 function listContainers(svc: Service, target: Target) {
-  const f = parseFilterArgs(target.query.get('filters'), {
+  const args = {
     names: CONTAINER_FILTER_NAMES,
-    unknown: (name) => `invalid filter '${name}': GET /containers/json takes the filters ${CONTAINER_FILTER_NAMES.join(', ')}.`,
+    unknown: (name: string) => `invalid filter '${name}': GET /containers/json takes the filters ${CONTAINER_FILTER_NAMES.join(', ')}.`,
     example: '{"label":{"app=web":true},"status":{"running":true}}',
-  })
+  }
+  // Docker reads most filters by their keys whatever their booleans (Args.Get, Match, MatchKVList, WalkValues:
+  // `{"label":{"app=web":false}}` is app=web), and `status`, `health` and `is-task` with them (ExactMatch: a value
+  // given as false is not selected).
+  const raw = target.query.get('filters')
+  const keys = parseFilterArgs(raw, { ...args, keysOfObjects: true })
+  const f = { ...keys }
+  if (f.status || f.health || f['is-task']) {
+    const exact = parseFilterArgs(raw, args)
+    for (const name of EXACT_FILTERS) if (f[name]) f[name] = exact[name] ?? []
+  }
   let all = boolValue(target.query.get('all'))
   const limitRaw = target.query.get('limit')
   const limit = limitRaw === undefined || limitRaw === '' ? 0 : Number(limitRaw)
@@ -137,7 +150,8 @@ function listContainers(svc: Service, target: Target) {
     if (!/^-?\d+$/.test(v)) throw invalid('exited', v, ': expected an integer exit code, e.g. exited=0.')
     return Number(v)
   })
-  for (const v of f.status ?? []) {
+  // Values are checked whatever their booleans (Docker's WalkValues).
+  for (const v of keys.status ?? []) {
     if (!(CONTAINER_STATES as readonly string[]).includes(v)) throw invalid('status', v, `: allowed values are ${CONTAINER_STATES.join(', ')}.`)
     all = true
   }
@@ -145,9 +159,9 @@ function listContainers(svc: Service, target: Target) {
   if (f['is-task']) {
     if (f['is-task'].includes('true')) isTask = true
     else if (f['is-task'].includes('false')) isTask = false
-    else throw invalid('is-task', f['is-task'].join(','), ': expected true or false.')
+    else throw invalid('is-task', keys['is-task']!.join(','), ': expected true or false.')
   }
-  for (const v of f.health ?? []) {
+  for (const v of keys.health ?? []) {
     if (!HEALTH.includes(v)) throw new InvalidFilterError(`Unrecognised filter value for health: ${v}. Allowed values: ${HEALTH.join(', ')}.`)
   }
   for (const key of ['publish', 'expose'] as const) {
@@ -155,8 +169,8 @@ function listContainers(svc: Service, target: Target) {
       if (!PORT.test(v)) throw new InvalidFilterError(`invalid filter '${key}=${v}': expected <port>[/<proto>] or <start>-<end>[/<proto>], e.g. ${key}=8080/tcp.`)
     }
   }
-  // A name given only with `false` values (`{"label":{"app=web":false}}`) selects nothing, as on the events routes.
-  if (Object.values(f).some((values) => values.length === 0)) return []
+  // `status` or `health` given only with `false` values selects nothing (ExactMatch finds no state to match).
+  if (f.status?.length === 0 || f.health?.length === 0) return []
   // Newest first, as Docker lists them; among containers created in the same millisecond, the later one first.
   const list = svc.containers.list().map((c, i) => ({ c, i }))
   list.sort((a, b) => b.c.created - a.c.created || b.i - a.i)

@@ -51,7 +51,8 @@ export interface FilterArgsOptions {
  * Parses a Docker `filters` query value (JSON, already percent-decoded) as the Engine's `filters.FromJSON`
  * does: an object of names to an object of booleans (`{"label":{"app=web":true}}`) or, the legacy form,
  * a list of strings (`{"label":["app=web"]}`). Names given as `{}` or `[]` are no filter at all; a name
- * given only with `false` values is kept with no values (it selects nothing, as in Docker).
+ * given only with `false` values is kept with no values (it selects nothing: the events filters, PROTOCOL.md, and
+ * Docker's ExactMatch filters), unless `keysOfObjects` asks for the keys whatever their booleans.
  */
 /** A filter value as a message shows it: short, and never a stack overflow for a deeply nested value. */
 function show(value: unknown): string {

@@ -64,9 +64,14 @@ export const dockerCases: Case[] = [
       expect(await ps(h, { all: '1', filters: { label: ['app=web', 'tier'] } })).toEqual(['web-2'])
       expect(await ps(h, { all: '1', filters: { label: ['app'] } })).toEqual(['web-2', 'api', 'web'])
       expect(await ps(h, { all: '1', filters: { label: ['app=nope'] } })).toEqual([])
-      // A name given only with false values selects nothing (as the events filters treat it).
-      expect(await ps(h, { all: '1', filters: { label: { 'app=web': false } } })).toEqual([])
-      expect(await ps(h, { all: '1', filters: { before: { db: false } } })).toEqual([])
+      // Docker reads label, name, before, since and ancestor by their keys whatever their booleans (Args.Get, Match,
+      // MatchKVList, WalkValues); status, health and is-task with them (ExactMatch: a value given as false is not selected).
+      expect(await ps(h, { all: '1', filters: { label: { 'app=web': false } } })).toEqual(['web-2', 'web'])
+      expect(await ps(h, { all: '1', filters: { before: { db: false } } })).toEqual(await ps(h, { all: '1', filters: { before: ['db'] } }))
+      expect(await ps(h, { all: '1', filters: { before: { db: false } } })).not.toEqual([])
+      expect(await ps(h, { all: '1', filters: { status: { running: false } } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { status: { running: true, exited: false } } })).toEqual(await ps(h, { all: '1', filters: { status: ['running'] } }))
+      expect(await ps(h, { all: '1', filters: { status: ['running'] } })).not.toEqual([])
       expect(await ps(h, { all: '1', filters: { label: [] } })).toEqual(['web-2', 'db', 'api', 'web'])
     },
   },

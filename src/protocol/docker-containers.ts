@@ -113,7 +113,7 @@ function nameMatcher(pattern: string): (name: string) => boolean {
 }
 
 /** The filters Docker's list reads with ExactMatch, where a value given as `false` is not selected. */
-const EXACT_FILTERS = ['status', 'health', 'is-task'] as const
+const EXACT_FILTERS = ['health', 'is-task'] as const
 
 const invalid = (name: string, value: string, why: string) => new InvalidFilterError(`invalid filter '${name}=${value}'${why}`)
 
@@ -131,12 +131,12 @@ function listContainers(svc: Service, target: Target) {
     example: '{"label":{"app=web":true},"status":{"running":true}}',
   }
   // Docker reads most filters by their keys whatever their booleans (Args.Get, Match, MatchKVList, WalkValues:
-  // `{"label":{"app=web":false}}` is app=web), and `status`, `health` and `is-task` with them (ExactMatch: a value
-  // given as false is not selected).
+  // `{"label":{"app=web":false}}` is app=web; `status` too, through Match's regexp fallback), and `health` and
+  // `is-task` with them (ExactMatch: a value given as false is not selected).
   const raw = target.query.get('filters')
   const keys = parseFilterArgs(raw, { ...args, keysOfObjects: true })
   const f = { ...keys }
-  if (f.status || f.health || f['is-task']) {
+  if (f.health || f['is-task']) {
     const exact = parseFilterArgs(raw, args)
     for (const name of EXACT_FILTERS) if (f[name]) f[name] = exact[name] ?? []
   }
@@ -169,8 +169,8 @@ function listContainers(svc: Service, target: Target) {
       if (!PORT.test(v)) throw new InvalidFilterError(`invalid filter '${key}=${v}': expected <port>[/<proto>] or <start>-<end>[/<proto>], e.g. ${key}=8080/tcp.`)
     }
   }
-  // `status` or `health` given only with `false` values selects nothing (ExactMatch finds no state to match).
-  if (f.status?.length === 0 || f.health?.length === 0) return []
+  // `health` given only with `false` values selects nothing (ExactMatch finds no health to match).
+  if (f.health?.length === 0) return []
   // Newest first, as Docker lists them; among containers created in the same millisecond, the later one first.
   const list = svc.containers.list().map((c, i) => ({ c, i }))
   list.sort((a, b) => b.c.created - a.c.created || b.i - a.i)

@@ -64,14 +64,16 @@ export const dockerCases: Case[] = [
       expect(await ps(h, { all: '1', filters: { label: ['app=web', 'tier'] } })).toEqual(['web-2'])
       expect(await ps(h, { all: '1', filters: { label: ['app'] } })).toEqual(['web-2', 'api', 'web'])
       expect(await ps(h, { all: '1', filters: { label: ['app=nope'] } })).toEqual([])
-      // Docker reads label, name, before, since and ancestor by their keys whatever their booleans (Args.Get, Match,
-      // MatchKVList, WalkValues); status, health and is-task with them (ExactMatch: a value given as false is not selected).
+      // Docker reads label, name, status, before, since and ancestor by their keys whatever their booleans (Args.Get,
+      // Match, MatchKVList, WalkValues); health and is-task with them (ExactMatch: a value given as false is not selected).
       expect(await ps(h, { all: '1', filters: { label: { 'app=web': false } } })).toEqual(['web-2', 'web'])
       expect(await ps(h, { all: '1', filters: { before: { db: false } } })).toEqual(await ps(h, { all: '1', filters: { before: ['db'] } }))
       expect(await ps(h, { all: '1', filters: { before: { db: false } } })).not.toEqual([])
-      expect(await ps(h, { all: '1', filters: { status: { running: false } } })).toEqual([])
-      expect(await ps(h, { all: '1', filters: { status: { running: true, exited: false } } })).toEqual(await ps(h, { all: '1', filters: { status: ['running'] } }))
-      expect(await ps(h, { all: '1', filters: { status: ['running'] } })).not.toEqual([])
+      const running = await ps(h, { all: '1', filters: { status: ['running'] } })
+      expect(running).not.toEqual([])
+      expect(await ps(h, { all: '1', filters: { status: { running: false } } })).toEqual(running)
+      expect(await ps(h, { all: '1', filters: { health: { none: false } } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { health: { none: true } } })).toEqual(['web-2', 'db', 'api', 'web'])
       expect(await ps(h, { all: '1', filters: { label: [] } })).toEqual(['web-2', 'db', 'api', 'web'])
     },
   },

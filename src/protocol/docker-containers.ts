@@ -138,7 +138,8 @@ function listContainers(svc: Service, target: Target) {
   const f = { ...keys }
   if (f.health || f['is-task']) {
     const exact = parseFilterArgs(raw, args)
-    for (const name of EXACT_FILTERS) if (f[name]) f[name] = exact[name] ?? []
+    // Defined wherever `f` has the name: an empty `{}` or `[]` is no filter in both readings.
+    for (const name of EXACT_FILTERS) if (f[name]) f[name] = exact[name]!
   }
   let all = boolValue(target.query.get('all'))
   const limitRaw = target.query.get('limit')
@@ -169,8 +170,6 @@ function listContainers(svc: Service, target: Target) {
       if (!PORT.test(v)) throw new InvalidFilterError(`invalid filter '${key}=${v}': expected <port>[/<proto>] or <start>-<end>[/<proto>], e.g. ${key}=8080/tcp.`)
     }
   }
-  // `health` given only with `false` values selects nothing (ExactMatch finds no health to match).
-  if (f.health?.length === 0) return []
   // Newest first, as Docker lists them; among containers created in the same millisecond, the later one first.
   const list = svc.containers.list().map((c, i) => ({ c, i }))
   list.sort((a, b) => b.c.created - a.c.created || b.i - a.i)
@@ -216,7 +215,8 @@ function listContainers(svc: Service, target: Target) {
     if (limit > 0 && out.length === limit) break
     if (exited.length && !(c.state === 'exited' && c.startedAt !== undefined && exited.includes(c.exitCode))) continue
     if (f.status && !f.status.includes(c.state)) continue
-    // No fake container has a health check (Docker reports "none"), a volume, a network, or a port.
+    // No fake container has a health check (Docker reports "none"), a volume, a network, or a port. `health` given
+    // only as false values is empty here and matches nothing (ExactMatch).
     if (f.health && !f.health.includes('none')) continue
     if (f.volume || f.network || f.publish || f.expose) continue
     if (ancestors && !ancestors.has(imageId(svc, c))) continue

@@ -74,6 +74,10 @@ export const dockerCases: Case[] = [
       expect(await ps(h, { all: '1', filters: { status: { running: false } } })).toEqual(running)
       expect(await ps(h, { all: '1', filters: { health: { none: false } } })).toEqual([])
       expect(await ps(h, { all: '1', filters: { health: { none: true } } })).toEqual(['web-2', 'db', 'api', 'web'])
+      // is-task given only as false is neither true nor false to ExactMatch: Docker refuses it.
+      const isTask = await h.fetch(`/containers/json?filters=${encodeURIComponent(JSON.stringify({ 'is-task': { true: false } }))}`)
+      expect(isTask.status).toBe(400)
+      expect(((await isTask.json()) as { message: string }).message).toBe("invalid filter 'is-task=true': expected true or false.")
       expect(await ps(h, { all: '1', filters: { label: [] } })).toEqual(['web-2', 'db', 'api', 'web'])
     },
   },

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import type { SocketSink } from '../../src/protocol/types'
-import { freshFakes } from '../support/fresh-fakes'
+import { freshFakes, parseLiveChunk as parse } from '../support/fresh-fakes'
 
 const fresh = freshFakes()
 
@@ -18,15 +18,6 @@ async function connect(fake: Dockside, client: string) {
   // As a transport does: a close the server sends ends the connection, which the protocol then hears of.
   const session = result.open({ send: () => {}, close: (code, reason) => session.clientClosed(code, reason), drop: () => session.clientClosed(1006, '') } satisfies SocketSink)
 }
-
-const parse = (chunk: string) =>
-  chunk
-    .trim()
-    .split('\n\n')
-    .map((m) => {
-      const [event, data] = m.split('\n')
-      return { event: event.replace(/^event: /, ''), data: JSON.parse(data.replace(/^data: /, '')) }
-    })
 
 async function live(fake: Dockside) {
   const it = ((await fake.protocol.handle(request('/_dockside/live'))).body as AsyncIterable<string>)[Symbol.asyncIterator]()

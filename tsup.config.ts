@@ -27,6 +27,20 @@ const esmOnlyExternalInEsm: Plugin = {
   },
 }
 
+/**
+ * In the Node ESM build (dist/*.js: `dockside serve` and `import`), faker loads on the first draw, not at import:
+ * src/runtime/faker-lazy.ts replaces src/service/faker-base.ts there, and require()s dist/faker-base.cjs (the entry
+ * below) on first use. The CommonJS build (jest) and the browser bundle keep the static import.
+ */
+const fakerOnFirstDraw: Plugin = {
+  name: 'faker-on-first-draw',
+  setup(build) {
+    if (build.initialOptions.define?.TSUP_FORMAT !== '"esm"') return
+    const lazy = new URL('./src/runtime/faker-lazy.ts', import.meta.url).pathname
+    build.onResolve({ filter: /^\.\/faker-base$/ }, (args) => (args.importer.endsWith('/src/service/random.ts') ? { path: lazy } : undefined))
+  },
+}
+
 // The library's entries, one per public subpath (package.json `exports`; test/packaging checks that they match).
 const libraryEntries = {
   index: 'src/index.ts',
@@ -40,7 +54,8 @@ const libraryEntries = {
 // One config builds the library and the CLI, so that `clean` cannot race a second config writing into dist/.
 // The browser bundles (below) go in configs of their own with `clean: false`, and this one leaves their files alone.
 const node: Options = {
-  entry: { ...libraryEntries, cli: 'src/cli/main.ts' },
+  // faker-base: what src/runtime/faker-lazy.ts require()s (only its .cjs is used).
+  entry: { ...libraryEntries, cli: 'src/cli/main.ts', 'faker-base': 'src/service/faker-base.ts' },
   // ESM for `import`, CommonJS for `require` (jest's default); shared code is split into chunks so one copy of the
   // core is loaded per module system. dist/cli.cjs is a by-product: bin/dockside.js runs dist/cli.js.
   format: ['esm', 'cjs'],
@@ -59,7 +74,7 @@ const node: Options = {
   // msw is a peer (the user's own instance) and ESM only: always imported, never bundled.
   external: ['vitest', 'mock-socket', 'msw'],
   noExternal: esmOnly,
-  esbuildPlugins: [esmOnlyExternalInEsm],
+  esbuildPlugins: [esmOnlyExternalInEsm, fakerOnFirstDraw],
 }
 
 // dockside/browser: the fake and its MSW handlers in one file for browsers (docs/msw.md). The Node built-ins and

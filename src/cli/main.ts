@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util'
 import { createDockside } from '../dockside'
 import { checkAccess, isLoopback } from '../protocol/guard'
 import { toBytes } from '../protocol/limits'
@@ -7,6 +6,10 @@ import { DocksideError, ScenarioError } from '../service/errors'
 import type { ClockMode } from '../time/clock'
 import { formatEntry, formatEvent } from './format'
 import { readSecrets, SecretError } from './secrets'
+
+// Built-ins taken with getBuiltinModule, not imported: an ESM import of node:util reads every export, loading
+// worker_threads and util's diff on the way (~2 ms of `dockside serve`'s start-up; docs/performance.md).
+const { parseArgs } = process.getBuiltinModule('node:util')
 
 const USAGE = `Usage:
   dockside serve [--host 127.0.0.1] [--port 2375] [--seed N] [--scenario FILE|demo]
@@ -167,7 +170,9 @@ async function serve(argv: string[]) {
   )
   if (values.open) await openDashboard(dashboard)
   // A presenter continues a paused scenario with Enter (only when a person is at the terminal).
-  if (process.stdin.isTTY) {
+  // isatty(0) rather than process.stdin.isTTY: the first read of process.stdin builds its stream (fs and readline
+  // streams when stdin is a file or /dev/null, 2-5 ms), which a server without a terminal never uses.
+  if (process.getBuiltinModule('node:tty').isatty(0)) {
     process.stdin.on('data', () => {
       if (!fake.clock.paused) return
       fake.clock.resume()

@@ -1,4 +1,5 @@
-import { faker as baseFaker } from '@faker-js/faker/locale/base'
+import type { faker as baseFaker } from '@faker-js/faker/locale/base'
+import { fakerBase } from './faker-base'
 import { EN_SUBSET } from './faker-en'
 
 /** The seeded source of every id, name, digest and random draw in dockside. */
@@ -90,7 +91,10 @@ const delegate: Randomizer = {
 function fakerFor(randomizer: () => number): typeof baseFaker {
   // faker's base locale plus the English definitions dockside draws from (src/service/faker-en.ts, generated): the
   // same draws as the whole English locale gives, without loading it (~290 KB, most of faker's start-up cost).
-  shared ??= new (baseFaker.constructor as new (o: { locale: unknown; randomizer: Randomizer }) => typeof baseFaker)({ locale: [EN_SUBSET, baseFaker.rawDefinitions], randomizer: delegate })
+  if (shared === undefined) {
+    const base = fakerBase()
+    shared = new (base.constructor as new (o: { locale: unknown; randomizer: Randomizer }) => typeof baseFaker)({ locale: [EN_SUBSET, base.rawDefinitions], randomizer: delegate })
+  }
   current = randomizer
   return shared
 }

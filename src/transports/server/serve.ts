@@ -1,8 +1,8 @@
 import type * as Http from 'node:http'
 import type * as Https from 'node:https'
 import type { Duplex } from 'node:stream'
-import { WebSocketServer, type WebSocket } from 'ws'
-import { getEventListeners } from 'node:events'
+import type * as Ws from 'ws'
+import type { WebSocket } from 'ws'
 import type { AccessOptions, Served } from '../../protocol/guard'
 import { errorResponse, jsonError } from '../../protocol/http'
 import { BodyTooLargeError, EVENTS_MAX_MESSAGE } from '../../protocol/limits'
@@ -11,8 +11,15 @@ import { chooseSubprotocol } from '../../protocol/subprotocol'
 import { hostClearTimeout, hostNextTick, hostSetImmediate, hostSetTimeout } from '../../runtime/host-timers'
 import type { ProtoRequest, ProtoResponse, SocketSession, SocketSink, UpgradeResult } from '../../protocol/types'
 
-// getBuiltinModule avoids the cost of a static ESM import of node:http at start-up.
+// getBuiltinModule avoids the cost of a static ESM import of a built-in at start-up (the import reads every export).
 const http = process.getBuiltinModule('node:http') as typeof Http
+const { getEventListeners } = process.getBuiltinModule('node:events')
+// ws loads on the first websocket upgrade, not with the server: it is ~25 ms of a cold start (its own modules and the
+// tls, crypto, https and zlib built-ins it requires), which a server asked only for HTTP never needs; the first
+// upgrade pays it once (bench/startup.mjs measures both). ws is CommonJS: require() loads it ~5 ms sooner than an
+// ESM import through its wrapper.mjs (the ESM loader's CommonJS translation and export scan), the same instance.
+let loadedWs: typeof Ws | undefined
+const wsModule = (): typeof Ws => (loadedWs ??= process.getBuiltinModule('node:module').createRequire(import.meta.url)('ws') as typeof Ws)
 // The host's timers as dockside's main module captured them at import: this module loads lazily, on the first
 // listen(), when a user's fake timers (jest's fake process.nextTick, say) may already be installed, and a faked
 // nextTick would hold every corked frame until the test advances its timers.
@@ -324,12 +331,18 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   // The events websocket takes no client messages: a frame over EVENTS_MAX_MESSAGE bytes closes it with 1009.
   // The sub-protocol answered is the one the in-process WebSocket answers too (the protocol's choice).
   const handleProtocols = (offered: Set<string>) => chooseSubprotocol(offered) ?? false
-  // clientTracking off: `live` below tracks the open websockets (ws would keep a second set and a listener per socket).
-  const wss = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: EVENTS_MAX_MESSAGE, handleProtocols })
-  // Handshake failures ws finds itself (a malformed Sec-WebSocket-Protocol...) get a JSON body too.
-  wss.on('wsClientError', (error: Error, socket: Duplex) => {
-    writeRaw(socket, jsonError(400, `Bad websocket handshake: ${error.message}.`))
-  })
+  // Made on the first upgrade (see `wsModule` above). clientTracking off: `live` below tracks the open websockets (ws would
+  // keep a second set and a listener per socket).
+  let wss: Ws.WebSocketServer | undefined
+  const websockets = (): Ws.WebSocketServer => {
+    if (wss) return wss
+    wss = new (wsModule().WebSocketServer)({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: EVENTS_MAX_MESSAGE, handleProtocols })
+    // Handshake failures ws finds itself (a malformed Sec-WebSocket-Protocol...) get a JSON body too.
+    wss.on('wsClientError', (error: Error, socket: Duplex) => {
+      writeRaw(socket, jsonError(400, `Bad websocket handshake: ${error.message}.`))
+    })
+    return wss
+  }
   const sockets = new Set<Duplex>()
   const live = new Set<WebSocket>()
   // The address this server serves, for the protocol's admin guard; known once listening.
@@ -415,7 +428,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     if (result.kind !== 'accept') return writeRaw(socket, result.response)
     upgraded.add(socket)
     const open = result.open
-    wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket, live, gone, open))
+    websockets().handleUpgrade(req, socket, head, (ws) => attach(ws, socket, live, gone, open))
   }
 
   let server: Http.Server | Https.Server
@@ -477,7 +490,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
         })
         for (const ws of live) ws.terminate()
         for (const s of sockets) s.destroy()
-        wss.close()
+        wss?.close()
         await stopped
       })()),
   }

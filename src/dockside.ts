@@ -246,7 +246,9 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     accessKeys: () => options.accessKeys ?? options.scenario?.accessKeys,
     access: () => access,
     apply: (scenario, { from }) => fake.apply(scenario, { from }),
-    pace: (ms) => new Promise<void>((resolve) => hostTimers.after(ms, resolve)),
+    // The live feed's pace runs on the host timers the clock runs on: `clock.host` when given (a test's own), else
+    // the host's, captured at import.
+    pace: (ms) => new Promise<void>((resolve) => ((typeof options.clock === 'object' && options.clock.host) || hostTimers).after(ms, resolve)),
     // The dashboard's files are read on the first /_dockside/ui request, not at start-up.
     uiAsset: async (file) => (await import('./ui/assets')).readUiAsset(file),
     limits,

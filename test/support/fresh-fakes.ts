@@ -26,3 +26,41 @@ export const parseLiveChunk = (chunk: string): { event: string; data: any }[] =>
       const [event, data] = m.split('\n')
       return { event: event.replace(/^event: /, ''), data: JSON.parse(data.replace(/^data: /, '')) }
     })
+
+/**
+ * Host timers a test fires by hand, for `createDockside({ clock: { mode: 'virtual', host } })`: what runs on the host's
+ * time (the admin live feed's pace) waits until the test says that time has passed, with no real waiting.
+ */
+export function manualHostTimers() {
+  const due: { ms: number; fn: () => void }[] = []
+  const watchers: { ms: number; resolve: () => void }[] = []
+  const host = {
+    now: () => 0,
+    after(ms: number, fn: () => void) {
+      const timer = { ms, fn }
+      due.push(timer)
+      for (const w of watchers.splice(0)) if (w.ms === ms) w.resolve()
+      else watchers.push(w)
+      return timer
+    },
+    cancel(timer: unknown) {
+      const i = due.indexOf(timer as (typeof due)[number])
+      if (i >= 0) due.splice(i, 1)
+    },
+    immediate: (fn: () => void) => setImmediate(fn),
+  }
+  return {
+    host,
+    /** Fires every timer of `ms` waiting now; returns how many. */
+    elapse(ms: number): number {
+      const fired = due.filter((t) => t.ms === ms)
+      for (const t of fired) due.splice(due.indexOf(t), 1)
+      for (const t of fired) t.fn()
+      return fired.length
+    },
+    /** Resolves once `count` timers of `ms` are waiting (those already waiting count). */
+    async waiting(ms: number, count = 1): Promise<void> {
+      while (due.filter((t) => t.ms === ms).length < count) await new Promise<void>((resolve) => watchers.push({ ms, resolve }))
+    },
+  }
+}

@@ -6,7 +6,7 @@ import { patternFromJson } from '../../src/protocol/overrides'
 import { compilePattern, createRequestLog, type RawRequest } from '../../src/protocol/requests'
 import type { ProtoResponse, SocketSink } from '../../src/protocol/types'
 import type { Served } from '../../src/protocol/guard'
-import { freshFakes, parseLiveChunk } from '../support/fresh-fakes'
+import { freshFakes, manualHostTimers, parseLiveChunk } from '../support/fresh-fakes'
 
 const fresh = freshFakes()
 
@@ -250,7 +250,8 @@ describe('the live feed', () => {
   })
 
   it('ends at once when the page goes away or the fake is reset (no wait for the next beat)', async () => {
-    const fake = fresh()
+    const timers = manualHostTimers()
+    const fake = fresh({ clock: { mode: 'virtual', host: timers.host } })
     const gone = new AbortController()
     const a = await open(fake, '/_dockside/live', gone.signal)
     const b = await open(fake)
@@ -258,9 +259,10 @@ describe('the live feed', () => {
     await a.next()
     await b.next()
     await b.next()
-    // Both wait for a change now (after the 100 ms pace of the first snapshot).
+    // Both pass the 100 ms pace of their first snapshot (on the host's timers), then wait for a change or a second.
     const [aEnded, bEnded] = [a.next(), b.next()]
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    expect(timers.elapse(100)).toBe(2)
+    await timers.waiting(1000, 2)
     gone.abort()
     expect(await Promise.race([aEnded, immediately()])).toEqual({ done: true, value: undefined })
     await fake.reset()
@@ -268,14 +270,18 @@ describe('the live feed', () => {
   })
 
   it('while nothing happens, a snapshot still comes once a second (the clock moves on its own), not sooner', async () => {
-    const fake = fresh()
+    const timers = manualHostTimers()
+    const fake = fresh({ clock: { mode: 'virtual', host: timers.host } })
     const it = await open(fake)
     await it.next()
     await it.next()
-    const t0 = performance.now()
-    const beat = parse((await it.next()).value as string)
-    // A lower bound only: a slow machine makes it later, never sooner.
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(950)
+    const next = it.next()
+    expect(timers.elapse(100)).toBe(1)
+    await timers.waiting(1000)
+    // Nothing happened and the second has not passed: no snapshot yet.
+    expect(await Promise.race([next, immediately()])).toBe('later')
+    expect(timers.elapse(1000)).toBe(1)
+    const beat = parse((await next).value as string)
     expect(beat.map((m) => m.event)).toEqual(['state'])
     await it.return?.()
   })

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import type { SocketSink } from '../../src/protocol/types'
-import { freshFakes, parseLiveChunk as parse } from '../support/fresh-fakes'
+import { freshFakes, manualHostTimers, parseLiveChunk as parse } from '../support/fresh-fakes'
 
 const fresh = freshFakes()
 
@@ -40,12 +40,14 @@ describe('the live feed', () => {
   })
 
   it('a caption said while the feed waits wakes it at once', async () => {
-    const fake = fresh({ scenario: { timeline: [{ at: '1s', say: 'now' }] } })
+    const timers = manualHostTimers()
+    const fake = fresh({ scenario: { timeline: [{ at: '1s', say: 'now' }] }, clock: { mode: 'virtual', host: timers.host } })
     const it = await live(fake)
     await it.next()
     const next = it.next()
-    // Past the feed's 100 ms coalescing pace (real time, on the host's timers): it now waits for a change.
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    // The feed's 100 ms coalescing pace (on the host's timers) passes; it then waits for a change, or a second.
+    expect(timers.elapse(100)).toBe(1)
+    await timers.waiting(1000)
     await fake.clock.advance('1s')
     const woke = await Promise.race([next, immediately()])
     if (woke === 'later') throw new Error('the caption did not wake the feed')

@@ -240,15 +240,16 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
       }
     }
   }
+  // The live feed's pace runs on the host timers the clock runs on: `clock.host` when given (a test's own), else the
+  // host's, captured at import.
+  const paceHost = (typeof options.clock === 'object' && options.clock.host) || hostTimers
   const protocol: Protocol = createProtocol({
     service: () => svc,
     reset: async () => fake.reset(),
     accessKeys: () => options.accessKeys ?? options.scenario?.accessKeys,
     access: () => access,
     apply: (scenario, { from }) => fake.apply(scenario, { from }),
-    // The live feed's pace runs on the host timers the clock runs on: `clock.host` when given (a test's own), else
-    // the host's, captured at import.
-    pace: (ms) => new Promise<void>((resolve) => ((typeof options.clock === 'object' && options.clock.host) || hostTimers).after(ms, resolve)),
+    pace: (ms) => new Promise<void>((resolve) => paceHost.after(ms, resolve)),
     // The dashboard's files are read on the first /_dockside/ui request, not at start-up.
     uiAsset: async (file) => (await import('./ui/assets')).readUiAsset(file),
     limits,

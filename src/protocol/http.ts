@@ -40,13 +40,13 @@ export function text(status: number, body: string, headers: Record<string, strin
   return { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(encoder.encode(body).length), ...headers }, body }
 }
 
-/** A parsed request target. The query keeps each raw value too, for raw-JSON filters. */
+/** A parsed request target. The query keeps each raw value too, for raw-JSON filters. Read-only: see {@link targetOf}. */
 export interface Target {
   /** Path without the `/v1.xx` prefix, not decoded. */
-  path: string
+  readonly path: string
   /** The API version prefix, when given. */
-  version: string | undefined
-  query: Map<string, string>
+  readonly version: string | undefined
+  readonly query: ReadonlyMap<string, string>
 }
 
 function decode(value: string): string {
@@ -57,6 +57,25 @@ function decode(value: string): string {
   } catch {
     return value
   }
+}
+
+/** How many request targets {@link targetOf} remembers. */
+const TARGETS_KEPT = 256
+const targets = new Map<string, Target>()
+
+/**
+ * {@link parseTarget}, remembered for the last {@link TARGETS_KEPT} URLs: events clients connect and reconnect with the
+ * same URL, and decoding a `filters` query was a tenth of the protocol's CPU per connect. Targets are shared, so
+ * nothing may change one (the type says so; override handlers get a copy of the query).
+ */
+export function targetOf(url: string): Target {
+  let target = targets.get(url)
+  if (target === undefined) {
+    target = parseTarget(url)
+    if (targets.size >= TARGETS_KEPT) targets.delete(targets.keys().next().value!)
+    targets.set(url, target)
+  }
+  return target
 }
 
 export function parseTarget(url: string): Target {

@@ -83,7 +83,7 @@ export interface RawRequest {
    * Parsed from `url` when first read (a websocket's entry lives as long as the log keeps it: thousands of open
    * connections kept one map each that nobody read).
    */
-  query?: Map<string, string>
+  query?: ReadonlyMap<string, string>
   headers: Record<string, string | undefined>
   body: string | undefined
   client: string | undefined
@@ -133,7 +133,7 @@ export interface CompiledPattern {
 export interface Candidate {
   method: string
   path: string
-  query: Map<string, string>
+  query: ReadonlyMap<string, string>
   headers: Record<string, string | undefined>
   client: string | undefined
   status?: number

@@ -4,7 +4,7 @@ import type { UiAsset } from './admin-live'
 import { handleDocker, unservedDocker } from './docker'
 import { guardAdmin, guardUpgrade, type AccessOptions, type Refusal } from './guard'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
-import { errorResponse, json, jsonError, parseTarget, type Target } from './http'
+import { errorResponse, json, jsonError, targetOf, type Target } from './http'
 import { BodyTooLargeError, resolveLimits, type ProtocolLimits } from './limits'
 import { createOverrides, type OverrideStore } from './overrides'
 import { pushRoute } from './push'
@@ -96,7 +96,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
     overrides,
     requests,
     async handle(request) {
-      const target = parseTarget(request.url)
+      const target = targetOf(request.url)
       const svc = host.service()
       // Every route reads its body through this cap, on every way in; the text read is kept for the request log.
       let bodyText: string | undefined
@@ -137,7 +137,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
       return res
     },
     async upgrade(req) {
-      const target = parseTarget(req.url)
+      const target = targetOf(req.url)
       if (target.path !== '/events/ws') return { kind: 'not-found', response: jsonError(404, `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.`) }
       // An override may refuse the upgrade with its own answer, delay it, or pass it on.
       let outcome: Awaited<ReturnType<typeof overridden>>

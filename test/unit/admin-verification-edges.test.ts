@@ -30,7 +30,7 @@ async function call(fake: Dockside, method: string, url: string, init: { body?: 
 const immediately = () => new Promise<'later'>((resolve) => setImmediate(() => resolve('later')))
 
 describe('request patterns: JSON bodies, absent values, masking', () => {
-  const raw = (fields: Partial<RawRequest>): RawRequest & { query: Map<string, string> } => ({ seq: 0, time: 0, method: 'GET', url: '/', path: '/', query: new Map(), headers: {}, body: undefined, client: undefined, status: 200, override: undefined, websocket: false, ...fields })
+  const raw = (fields: Partial<RawRequest>): RawRequest & { query: ReadonlyMap<string, string> } => ({ seq: 0, time: 0, method: 'GET', url: '/', path: '/', query: new Map(), headers: {}, body: undefined, client: undefined, status: 200, override: undefined, websocket: false, ...fields })
 
   it('an object pattern is not contained in an array, a string, or null; every field must be there', () => {
     const m = (body: unknown, text: string) => compilePattern({ body: body as Record<string, unknown> }).matches(raw({}), text)

@@ -2,7 +2,7 @@
 // (docs/errors.md), the JSON and text answers, request-target parsing, and the byte limits (docs/api.md).
 import { describe, expect, it } from 'vitest'
 import { ConflictError, DocksideError, FieldError, InvalidFilterError, InvalidInputError, NotFoundError, ScenarioError } from '../../src/service/errors'
-import { errorResponse, json, jsonError, parseTarget, statusOf, text } from '../../src/protocol/http'
+import { errorResponse, json, jsonError, parseTarget, statusOf, targetOf, text } from '../../src/protocol/http'
 import { backlogReason, BodyTooLargeError, readCappedText, resolveLimits, showBytes, toBytes } from '../../src/protocol/limits'
 
 describe('statusOf: the one table from errors to statuses (docs/errors.md)', () => {
@@ -64,6 +64,18 @@ describe('parseTarget', () => {
     expect(parseTarget('/events?').query.size).toBe(0)
     expect(parseTarget('/events').query.size).toBe(0)
     expect(parseTarget('/a?since=1?2').query.get('since')).toBe('1?2')
+  })
+})
+
+describe('targetOf: parseTarget remembered per URL', () => {
+  it('gives what parseTarget gives for each URL, the same object for a URL seen again, and stays right past its 256', () => {
+    const urls = Array.from({ length: 300 }, (_, i) => `/v1.4${i % 10}/events?filters=%7B%22label%22%3A%5B%22n%3D${i}%22%5D%7D&client=c${i}`)
+    for (const url of urls) expect(targetOf(url)).toEqual(parseTarget(url))
+    expect(targetOf(urls[299])).toBe(targetOf(urls[299]))
+    // The first URLs were forgotten (the last 256 are kept): parsed again, still right.
+    expect(targetOf(urls[0])).toEqual(parseTarget(urls[0]))
+    expect(targetOf(urls[0]).query.get('filters')).toBe('{"label":["n=0"]}')
+    expect(targetOf(urls[1]).query.get('client')).toBe('c1')
   })
 })
 

@@ -218,9 +218,23 @@ function missingHost(req: Http.IncomingMessage): (ProtoResponse & { body: string
   return jsonError(400, `Missing Host header: HTTP/${req.httpVersion} requires one (RFC 9112, section 3.2); send e.g. "Host: 127.0.0.1:2375".`)
 }
 
+/**
+ * The request's headers as one string each: node's own object when it has no list (node joins repeated headers
+ * itself, all but `set-cookie`), else a copy with the lists joined. Nothing downstream writes to it.
+ */
+function headersOf(req: Http.IncomingMessage): Record<string, string | undefined> {
+  const raw = req.headers
+  for (const k in raw) {
+    if (typeof raw[k] === 'string') continue
+    const headers: Record<string, string | undefined> = {}
+    for (const [key, v] of Object.entries(raw)) headers[key] = Array.isArray(v) ? v.join(', ') : v
+    return headers
+  }
+  return raw as Record<string, string | undefined>
+}
+
 function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal, served: Served | undefined): ProtoRequest {
-  const headers: Record<string, string | undefined> = {}
-  for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v
+  const headers = headersOf(req)
   let body: Promise<string> | undefined
   return {
     method: req.method ?? 'GET',

@@ -1,6 +1,9 @@
+import net from 'node:net'
+import tls from 'node:tls'
 import { describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createDockside, type Dockside } from 'dockside'
+import { selfSignedCertificate } from '../../src/transports/server/tls'
 import { deliveryMatchers, formatDeliveryReport, installDeliveryMatchers } from '../../src/vitest/delivery-matchers'
 import { interceptWay } from '../support/intercept-way'
 import { probeWithWs } from '../support/ws-probe'
@@ -206,6 +209,29 @@ it.each(ways)("after the client's own close, an abandoned attempt: owed again fr
     expect(r.gaps).toEqual([{ from: new Date(attemptAt).toISOString(), to: new Date(fake.clock.now()).toISOString(), ms: 2000, missed: 1, ongoing: true }])
   } finally {
     await h.close()
+  }
+})
+
+// Over TLS the upgrade's socket is the TLS socket, not the TCP one the server saw connect: its close must be heard too,
+// also when it ends on a TLS error (no 'end' on the way, as when the client's bytes are not TLS records).
+it('over wss too, a client whose TLS connection breaks during a stalled handshake is recorded as abandoned', async () => {
+  await using fake = createDockside({ seed: 1 })
+  const server = await fake.listen({ port: 0, tls: await selfSignedCertificate() })
+  try {
+    fake.faults.add({ on: 'events', stall: true })
+    const stalled = journalEntry(fake, 'fault')
+    const tcp = net.connect(server.port, '127.0.0.1')
+    const socket = tls.connect({ socket: tcp, rejectUnauthorized: false, servername: 'localhost' })
+    socket.on('error', () => {})
+    await new Promise((resolve) => socket.once('secureConnect', resolve))
+    socket.write(`GET /events/ws?client=tls-gave-up HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`)
+    await stalled
+    // Bytes under the TLS layer that are no TLS record: the server's TLS socket fails and closes without an 'end'.
+    tcp.write('this is not a TLS record\r\n\r\n')
+    await expect.poll(() => fake.deliveries.report('tls-gave-up').timeline.at(-1)?.kind).toBe('abandoned')
+    await expect.poll(() => server.connections()).toBe(0)
+  } finally {
+    await server.close()
   }
 })
 

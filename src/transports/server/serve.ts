@@ -49,24 +49,29 @@ const encodeOnce = (text: string): Buffer => {
 const CLIENT_GONE = Object.freeze({ name: 'AbortError', message: 'the client went away' })
 
 /**
- * The signal of an upgrade request, aborted when its socket closes. A class out here so that the listener, which may
- * live as long as the connection, keeps only this alive, not the upgrade request and its early bytes.
+ * The signal of an upgrade request, aborted when its socket closes: the server's one socket 'close' listener finds it
+ * in `deciding` (a listener of its own per socket grew the socket's listener list past what V8 gives two). A class out
+ * here so that what lives as long as the connection keeps only this alive, not the upgrade request and its early bytes.
  */
 class ClientGone {
   readonly controller = new AbortController()
-  constructor(private readonly socket: Duplex) {
-    // `on`, not `once` (a socket closes once): once() wraps the listener in a closure and a state object per connection.
-    socket.on('close', this.fire)
+  constructor(
+    private readonly socket: Duplex,
+    private readonly deciding: Map<Duplex, ClientGone>,
+  ) {
+    deciding.set(socket, this)
   }
-  fire = () => this.controller.abort(CLIENT_GONE)
+  fire() {
+    this.controller.abort(CLIENT_GONE)
+  }
   /**
    * Once the websocket is open, nothing listens to the request's signal any more (the protocol listens only while it
-   * decides): the socket stops holding the controller, its signal and their listener table (about 400 bytes per idle
+   * decides): the server stops holding the controller, its signal and their listener table (about 400 bytes per idle
    * connection). Kept while anything still listens.
    */
   releaseIfUnheard(): ClientGone | undefined {
     if (getEventListeners(this.controller.signal, 'abort').length > 0) return this
-    this.socket.off('close', this.fire)
+    this.deciding.delete(this.socket)
     return undefined
   }
 }
@@ -99,6 +104,10 @@ const uncorkAll = () => {
  */
 class WsSink implements SocketSink {
   #corked = false
+  /** The protocol's session of this socket, once open (for the server's websocket listeners, not the protocol). */
+  session: SocketSession | undefined
+  /** The upgrade's signal while something still listens to it (see ClientGone). */
+  gone: ClientGone | undefined
   constructor(
     private readonly ws: WebSocket,
     private readonly socket: Duplex,
@@ -144,26 +153,25 @@ class WsSink implements SocketSink {
   }
 }
 
+/** A server's listeners for all its websockets: each finds its socket's sink in the server's `live` map. */
+interface WsListeners {
+  close(this: WebSocket, code: number, reason: Buffer): void
+  error(this: WebSocket, error: Error & { code?: string }): void
+}
+
 /**
- * Wires an upgraded websocket to its protocol session. Out here, so that the listeners, which live as long as the
- * connection, keep only the socket, its controller and the session alive, not the upgrade request and its result.
+ * Wires an upgraded websocket to its protocol session. Out here, and with the server's shared listeners rather than
+ * closures per socket, so that what lives as long as the connection is the sink in `live`, not the upgrade request.
  */
-function attach(ws: WebSocket, socket: Duplex, live: Set<WebSocket>, gone: ClientGone | undefined, open: (sink: SocketSink) => SocketSession) {
-  live.add(ws)
-  let session: SocketSession | undefined
-  ws.on('close', (code, reason) => {
-    live.delete(ws)
-    gone?.fire()
-    session?.clientClosed(code, reason.toString())
-  })
-  ws.on('error', (error: Error & { code?: string }) => {
-    // ws has already sent close 1009 for an oversized frame; the protocol journals it. Anything else ends the socket.
-    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' && session) session.tooBig()
-    else ws.terminate()
-  })
+function attach(ws: WebSocket, socket: Duplex, live: Map<WebSocket, WsSink>, listeners: WsListeners, gone: ClientGone | undefined, open: (sink: SocketSink) => SocketSession) {
+  const sink = new WsSink(ws, socket)
+  sink.gone = gone
+  live.set(ws, sink)
+  ws.on('close', listeners.close)
+  ws.on('error', listeners.error)
   try {
-    session = open(new WsSink(ws, socket))
-    gone = gone?.releaseIfUnheard()
+    sink.session = open(sink)
+    sink.gone = gone?.releaseIfUnheard()
   } catch {
     // The protocol never throws here; if it did, the socket is already a websocket: close it as an error.
     ws.close(1011, 'internal error')
@@ -358,7 +366,32 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     return wss
   }
   const sockets = new Set<Duplex>()
-  const live = new Set<WebSocket>()
+  // Upgrades whose request signal may still be heard, by socket (see ClientGone).
+  const deciding = new Map<Duplex, ClientGone>()
+  // One 'close' listener for every socket of this server (a closure per socket is ~100 bytes per idle connection).
+  const onSocketClose = function (this: Duplex) {
+    sockets.delete(this)
+    const gone = deciding.get(this)
+    if (gone === undefined) return
+    deciding.delete(this)
+    gone.fire()
+  }
+  // The open websockets and their sinks.
+  const live = new Map<WebSocket, WsSink>()
+  const wsListeners: WsListeners = {
+    close(code, reason) {
+      const sink = live.get(this)
+      live.delete(this)
+      sink?.gone?.fire()
+      sink?.session?.clientClosed(code, reason.toString())
+    },
+    error(error) {
+      // ws has already sent close 1009 for an oversized frame; the protocol journals it. Anything else ends the socket.
+      const session = live.get(this)?.session
+      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' && session) session.tooBig()
+      else this.terminate()
+    },
+  }
   // The address this server serves, for the protocol's admin guard; known once listening.
   let served: Served | undefined
   const upgraded = new WeakSet<Duplex>()
@@ -412,7 +445,9 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     socket.on('error', destroyOnError)
     const problem = missingHost(req) ?? handshakeProblem(req)
     if (problem) return writeRaw(socket, problem)
-    const gone = new ClientGone(socket)
+    const gone = new ClientGone(socket, deciding)
+    // Over TLS the upgrade's socket is the TLS one, not the TCP socket 'connection' saw: it needs the listener too.
+    if (!sockets.has(socket)) socket.on('close', onSocketClose)
     const controller = gone.controller
     // While the protocol decides (an injected stall or latency can take long), read the socket: a paused socket never
     // sees the client leave. A client sends nothing before the 101; whatever comes early is kept for ws.
@@ -420,7 +455,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     const keep = (chunk: Buffer) => void early.push(chunk)
     const left = () => controller.abort(CLIENT_GONE)
     socket.on('data', keep)
-    socket.once('end', left)
+    socket.on('end', left)
     socket.resume()
     protocol
       .upgrade(toProtoRequest(req, controller.signal, served))
@@ -442,7 +477,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     if (result.kind !== 'accept') return writeRaw(socket, result.response)
     upgraded.add(socket)
     const open = result.open
-    websockets().handleUpgrade(req, socket, head, (ws) => attach(ws, socket, live, gone, open))
+    websockets().handleUpgrade(req, socket, head, (ws) => attach(ws, socket, live, wsListeners, gone, open))
   }
 
   let server: Http.Server | Https.Server
@@ -458,7 +493,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   })
   server.on('connection', (s: Duplex) => {
     sockets.add(s)
-    s.on('close', () => sockets.delete(s))
+    s.on('close', onSocketClose)
   })
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy()
@@ -490,7 +525,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     close: () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
-        for (const ws of live) ws.close(1001, 'the fake server is shutting down')
+        for (const ws of live.keys()) ws.close(1001, 'the fake server is shutting down')
         // Give clients a moment to answer the close frame, then end whatever is left.
         await new Promise<void>((resolve) => {
           const timer = realSetTimeout(resolve, live.size ? 250 : 0)
@@ -500,9 +535,9 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
               resolve()
             }
           }
-          for (const ws of live) ws.once('close', check)
+          for (const ws of live.keys()) ws.once('close', check)
         })
-        for (const ws of live) ws.terminate()
+        for (const ws of live.keys()) ws.terminate()
         for (const s of sockets) s.destroy()
         wss?.close()
         await stopped

@@ -308,6 +308,22 @@ describe('subscribers', () => {
     expect(got).toEqual([])
   })
 
+  it('container values are looked up by the lengths indexed: one of two values of a length leaving keeps the other; a full id is found', () => {
+    const log = createEventLog(createClock())
+    const got: string[] = []
+    const sub = (name: string, json: string) => log.subscribe({ filter: filter(json), deliver: (e) => got.push(`${name}:${e.name}`) })
+    const id = 'a1'.repeat(32)
+    const ab = sub('ab', '{"container":["ab"]}')
+    sub('cd', '{"container":["cd"]}')
+    sub('full', `{"container":["${id}"]}`)
+    ab()
+    log.append(input({ name: 'cd', id: 'x1' }))
+    log.append(input({ name: 'zz', id }))
+    log.append(input({ name: 'ab', id: 'x2' }))
+    log.append(input({ name: 'cdx', id: id.slice(0, 63) }))
+    expect(got).toEqual(['cd:cd', 'full:zz', 'cd:cdx'])
+  })
+
   it('container subscribers get an event in subscription order, those of any kind before those of one kind (as a scan)', () => {
     const log = createEventLog(createClock())
     const got: string[] = []

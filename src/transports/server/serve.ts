@@ -67,12 +67,10 @@ class ClientGone {
   /**
    * Once the websocket is open, nothing listens to the request's signal any more (the protocol listens only while it
    * decides): the server stops holding the controller, its signal and their listener table (about 400 bytes per idle
-   * connection). Kept while anything still listens.
+   * connection). Kept while anything still listens, for the socket's close to fire it.
    */
-  releaseIfUnheard(): ClientGone | undefined {
-    if (getEventListeners(this.controller.signal, 'abort').length > 0) return this
-    this.deciding.delete(this.socket)
-    return undefined
+  releaseIfUnheard() {
+    if (getEventListeners(this.controller.signal, 'abort').length === 0) this.deciding.delete(this.socket)
   }
 }
 
@@ -106,11 +104,9 @@ class WsSink implements SocketSink {
   #corked = false
   /** The protocol's session of this socket, once open (for the server's websocket listeners, not the protocol). */
   session: SocketSession | undefined
-  /** The upgrade's signal while something still listens to it (see ClientGone). */
-  gone: ClientGone | undefined
   constructor(
     private readonly ws: WebSocket,
-    private readonly socket: Duplex,
+    readonly socket: Duplex,
   ) {}
   send(text: string) {
     const ws = this.ws
@@ -157,6 +153,8 @@ class WsSink implements SocketSink {
 interface WsListeners {
   close(this: WebSocket, code: number, reason: Buffer): void
   error(this: WebSocket, error: Error & { code?: string }): void
+  /** The server's socket 'close' listener, which leaves an upgraded socket (the websocket's 'close' takes over). */
+  socketClose(this: Duplex): void
 }
 
 /**
@@ -165,13 +163,17 @@ interface WsListeners {
  */
 function attach(ws: WebSocket, socket: Duplex, live: Map<WebSocket, WsSink>, listeners: WsListeners, gone: ClientGone | undefined, open: (sink: SocketSink) => SocketSession) {
   const sink = new WsSink(ws, socket)
-  sink.gone = gone
   live.set(ws, sink)
   ws.on('close', listeners.close)
   ws.on('error', listeners.error)
+  // ws now has its own 'close' and 'error' listeners on the socket, and the websocket's 'close' (above) comes after the
+  // socket's: the server's own two leave, so that the socket's lists go back to one function each (a second listener
+  // makes node keep an array: ~200 bytes per idle connection). The websocket's 'close' does their work from here on.
+  socket.off('error', destroyOnError)
+  socket.off('close', listeners.socketClose)
   try {
     sink.session = open(sink)
-    sink.gone = gone?.releaseIfUnheard()
+    gone?.releaseIfUnheard()
   } catch {
     // The protocol never throws here; if it did, the socket is already a websocket: close it as an error.
     ws.close(1011, 'internal error')
@@ -382,8 +384,11 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     close(code, reason) {
       const sink = live.get(this)
       live.delete(this)
-      sink?.gone?.fire()
-      sink?.session?.clientClosed(code, reason.toString())
+      if (sink === undefined) return
+      // What the socket's 'close' listener did before it left the upgraded socket (see attach): the upgrade's signal
+      // too, if anything still listens to it.
+      onSocketClose.call(sink.socket)
+      sink.session?.clientClosed(code, reason.toString())
     },
     error(error) {
       // ws has already sent close 1009 for an oversized frame; the protocol journals it. Anything else ends the socket.
@@ -391,6 +396,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
       if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' && session) session.tooBig()
       else this.terminate()
     },
+    socketClose: onSocketClose,
   }
   // The address this server serves, for the protocol's admin guard; known once listening.
   let served: Served | undefined

@@ -2,7 +2,7 @@
 // fault replies), replay-then-follow of the event log, and per-event pacing.
 import type { FaultDecision } from '../faults/plan'
 import { InvalidInputError } from '../service/errors'
-import type { ServiceEvent } from '../service/events'
+import type { ServiceEvent, Subscriber } from '../service/events'
 import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
 import { compileFilters, parseFilters, type CompiledFilter } from '../service/filters'
@@ -84,31 +84,32 @@ export function sinceGone(svc: Service, q: EventsQuery): string | undefined {
   return `since ${formatTimestamp(q.since)} is older than retention; resume with since=${formatTimestamp(evicted + 1n)} or later`
 }
 
-/** Replays retained events, then follows live ones, until `until` passes or the stream is stopped. */
-export function follow(svc: Service, q: EventsQuery, deliver: (e: ServiceEvent) => void, onUntil: () => void) {
+/**
+ * Replays retained events, then follows live ones, until `until` passes or the stream is stopped. `subscriber` is given
+ * the events (with the query's filter): an events socket is its own subscriber, so an idle one keeps no closure for it.
+ */
+export function follow(svc: Service, q: EventsQuery, subscriber: Subscriber, onUntil: () => void) {
   // Replay and subscription happen in one synchronous step: no event can fall between them or come twice.
   if (q.since !== undefined) {
-    for (const e of svc.log.betweenNano(q.since, q.until)) if (q.filter.matches(e)) deliver(e)
+    for (const e of svc.log.betweenNano(q.since, q.until)) if (q.filter.matches(e)) subscriber.deliver(e)
   }
-  let untilTimer: TimerHandle | undefined
-  let live = deliver
-  if (q.until !== undefined) {
-    const untilMs = Number(q.until / 1_000_000n)
-    const now = svc.clock.now()
-    if (q.until < BigInt(Math.floor(now)) * 1_000_000n) {
-      onUntil()
-      return () => {}
-    }
-    const until = q.until
-    live = (e) => {
-      if (e.timeNano <= until) deliver(e)
-    }
-    untilTimer = svc.clock.schedule(Math.max(0, untilMs - now), onUntil)
+  if (q.until === undefined) return svc.log.subscribe(subscriber)
+  const untilMs = Number(q.until / 1_000_000n)
+  const now = svc.clock.now()
+  if (q.until < BigInt(Math.floor(now)) * 1_000_000n) {
+    onUntil()
+    return () => {}
   }
-  const unsubscribe = svc.log.subscribe({ filter: q.filter, deliver: live })
-  if (untilTimer === undefined) return unsubscribe
+  const until = q.until
+  const untilTimer = svc.clock.schedule(Math.max(0, untilMs - now), onUntil)
+  const unsubscribe = svc.log.subscribe({
+    filter: subscriber.filter,
+    deliver: (e) => {
+      if (e.timeNano <= until) subscriber.deliver(e)
+    },
+  })
   return () => {
-    untilTimer!.cancel()
+    untilTimer.cancel()
     unsubscribe()
   }
 }

@@ -57,10 +57,9 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
     const timers = new Set<TimerHandle>()
     let replaying = true
     if (!stall) {
-      const unfollow = follow(
-        svc,
-        q,
-        paced(
+      const unfollow = follow(svc, q, {
+        filter: q.filter,
+        deliver: paced(
           svc,
           latency,
           (e) => {
@@ -72,11 +71,10 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
           },
           timers,
         ),
-        () => {
-          done = true
-          poke()
-        },
-      )
+      }, () => {
+        done = true
+        poke()
+      })
       stop = unfollow
     }
     replaying = false

@@ -1,5 +1,6 @@
 // `GET /events/ws`: refuse before the upgrade, or accept and stream one text frame per event.
-import type { ServiceEvent, TimeFormat } from '../service/events'
+import type { ServiceEvent, Subscriber, TimeFormat } from '../service/events'
+import type { CompiledFilter } from '../service/filters'
 import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
 import { connectLatency, findAction as find, untilAborted } from './faults'
@@ -119,10 +120,10 @@ function maxAges(svc: Service): MaxAges {
  * events it follows. One object per socket, with its methods on the prototype: thousands of idle sockets cost their
  * fields, not a dozen closures each.
  */
-class EventsSocket implements LiveSocket, SocketSession {
+class EventsSocket implements LiveSocket, SocketSession, Subscriber {
   readonly id: number
-  readonly client: string | undefined
-  readonly filters: LiveSocket['filters']
+  /** The query's filter: the socket is the event log's subscriber itself (see follow). */
+  readonly filter: CompiledFilter
   sent = 0
   closed = false
   /** What the client may be behind by; the replay of `since` (bounded by retention) comes on top. */
@@ -146,15 +147,23 @@ class EventsSocket implements LiveSocket, SocketSession {
     readonly sink: SocketSink,
   ) {
     this.id = nextSocketId(svc)
-    this.client = q.client
-    this.filters = q.filter.filters
+    this.filter = q.filter
     this.openedAt = svc.clock.now()
     this.format = svc.options.timeFormat
   }
 
+  get client() {
+    return this.q.client
+  }
+
+  get filters() {
+    return this.q.filter.filters
+  }
+
   start(latency: ReturnType<typeof find<'latency'>>, signal: AbortSignal) {
     const { svc, q, ending } = this
-    const deliver = latency ? paced(svc, latency, (e) => this.deliver(e), (this.timers ??= new Set())) : (e: ServiceEvent) => this.deliver(e)
+    // Under per-event latency the log's subscriber is a pacer in front of the socket; else the socket itself.
+    const subscriber: Subscriber = latency ? { filter: q.filter, deliver: paced(svc, latency, (e) => this.deliver(e), (this.timers ??= new Set())) } : this
     this.hub.add(this)
     try {
       svc.deliveries.opened(this.key, this.id, 'ws', q.since, signal)
@@ -167,7 +176,7 @@ class EventsSocket implements LiveSocket, SocketSession {
         this.strike()
       } else {
         if (ending?.action.afterTimeMs !== undefined) (this.timers ??= new Set()).add(svc.clock.schedule(ending.action.afterTimeMs, () => this.strike()))
-        const unfollow = follow(svc, q, deliver, () => this.close(1000, 'until reached; stream complete'))
+        const unfollow = follow(svc, q, subscriber, () => this.close(1000, 'until reached; stream complete'))
         this.allowance = this.limits.maxBacklog + (this.sink.backlog?.() ?? 0)
         // The replay may already have closed the socket (a close fault after N messages): cleanup() ran
         // before the subscription existed, so end it here or it outlives the socket.

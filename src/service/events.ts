@@ -163,7 +163,7 @@ export interface EventLog {
   readonly lastSeq: number
   /** Records an event with the clock's time and delivers it to matching subscribers, in order. */
   append(input: EventInput): ServiceEvent
-  /** Adds a subscriber; returns a function that removes it. */
+  /** Adds a subscriber (once: subscribing it again while it is subscribed adds nothing); returns a function that removes it. */
   subscribe(subscriber: Subscriber): () => void
   /** Number of live subscribers. */
   readonly subscriberCount: number
@@ -236,14 +236,46 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
    * (3x an event's cost, 1,000 such subscribers).
    */
   const lengths = new Map<number, number>()
-  /** The rank and order of the subscribers in the kind sets, to merge them with indexed ones. */
-  const ranked = new Map<Subscriber, Indexed>()
+  /**
+   * Every subscriber's record: its rank and order (to merge the kind sets with indexed ones) and what to undo when it
+   * leaves. The function subscribe returns is this record's bound unsubscribe: no closure and scope per subscriber
+   * (thousands of idle events sockets each keep one).
+   */
+  const records = new Map<Subscriber, Indexed>()
   let subscriptions = 0
   interface Indexed {
     subscriber: Subscriber
     /** 0: in the any-kind set, 1: in a per-kind set (as the scan's `[...any, ...byKind]` order). */
     rank: number
     order: number
+    /** Its `container` values in the index (leading `/` stripped), or undefined when it is in the kind sets. */
+    keys: string[] | undefined
+  }
+  const unsubscribe = (indexed: Indexed) => {
+    const subscriber = indexed.subscriber
+    // Once only, and never a later subscription of the same subscriber.
+    if (records.get(subscriber) !== indexed) return
+    records.delete(subscriber)
+    count--
+    if (indexed.keys === undefined) {
+      const kinds = subscriber.filter.kinds
+      if (kinds) for (const k of kinds) byKind[k].delete(subscriber)
+      else any.delete(subscriber)
+      targets = {}
+      return
+    }
+    for (const k of indexed.keys) {
+      const set = byContainer.get(k)!
+      set.delete(indexed)
+      if (set.size > 0) continue
+      byContainer.delete(k)
+      // Stryker disable next-line ArithmeticOperator: as above, a length kept when no value has it costs a lookup that finds nothing
+      const left = lengths.get(k.length)! - 1
+      // Stryker disable next-line CallExpression: as above
+      lengths.set(k.length, left)
+      // Stryker disable next-line CallExpression: as above
+      if (left === 0) lengths.delete(k.length)
+    }
   }
   const candidates = (event: ServiceEvent): Indexed[] => {
     const found = new Set<Indexed>()
@@ -330,18 +362,20 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
         return event
       }
       // Both kinds: merge in scan order.
-      const all = [...to.map((subscriber) => ranked.get(subscriber)!), ...found].sort((a, b) => a.rank - b.rank || a.order - b.order)
+      const all = [...to.map((subscriber) => records.get(subscriber)!), ...found].sort((a, b) => a.rank - b.rank || a.order - b.order)
       for (const { subscriber: s } of all) if (s.filter.matches(event)) s.deliver(event)
       return event
     },
     subscribe(subscriber) {
+      const known = records.get(subscriber)
+      if (known) return unsubscribe.bind(undefined, known)
       const kinds = subscriber.filter.kinds
-      const indexed: Indexed = { subscriber, rank: kinds ? 1 : 0, order: subscriptions++ }
       const values = subscriber.filter.filters.container
+      const keys = values?.length && kinds?.length !== 0 ? [...new Set(values.map((v) => v.replace(/^\//, '')))] : undefined
+      const indexed: Indexed = { subscriber, rank: kinds ? 1 : 0, order: subscriptions++, keys }
+      records.set(subscriber, indexed)
       count++
-      let done = false
-      if (values?.length && kinds?.length !== 0) {
-        const keys = [...new Set(values.map((v) => v.replace(/^\//, '')))]
+      if (keys) {
         for (const k of keys) {
           let set = byContainer.get(k)
           if (!set) {
@@ -351,36 +385,12 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
           }
           set.add(indexed)
         }
-        return () => {
-          if (done) return
-          done = true
-          count--
-          for (const k of keys) {
-            const set = byContainer.get(k)!
-            set.delete(indexed)
-            if (set.size > 0) continue
-            byContainer.delete(k)
-            // Stryker disable next-line ArithmeticOperator: as above, a length kept when no value has it costs a lookup that finds nothing
-            const left = lengths.get(k.length)! - 1
-            // Stryker disable next-line CallExpression: as above
-            lengths.set(k.length, left)
-            // Stryker disable next-line CallExpression: as above
-            if (left === 0) lengths.delete(k.length)
-          }
-        }
-      }
-      const sets = kinds ? kinds.map((k) => byKind[k]) : [any]
-      for (const s of sets) s.add(subscriber)
-      ranked.set(subscriber, indexed)
-      targets = {}
-      return () => {
-        if (done) return
-        done = true
-        count--
-        for (const s of sets) s.delete(subscriber)
-        ranked.delete(subscriber)
+      } else {
+        if (kinds) for (const k of kinds) byKind[k].add(subscriber)
+        else any.add(subscriber)
         targets = {}
       }
+      return unsubscribe.bind(undefined, indexed)
     },
     between(sinceMs, untilMs) {
       evict(true)

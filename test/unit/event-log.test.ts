@@ -336,6 +336,32 @@ describe('subscribers', () => {
     expect(got).toEqual(['by-id', 'by-name', 'starts-by-id', 'starts-by-name'])
   })
 
+  it('one subscriber object subscribed twice is one subscriber; an old unsubscribe never removes a later subscription', () => {
+    for (const json of ['{}', '{"event":["start"]}', '{"container":["web"]}']) {
+      const log = createEventLog(createClock())
+      const got: number[] = []
+      const subscriber = { filter: filter(json), deliver: (e: ServiceEvent) => got.push(e.seq) }
+      const first = log.subscribe(subscriber)
+      const again = log.subscribe(subscriber)
+      expect(log.subscriberCount).toBe(1)
+      log.append(input()) // 1: delivered once
+      // Either function ends it, once.
+      again()
+      first()
+      expect(log.subscriberCount).toBe(0)
+      log.append(input()) // 2: not delivered
+      const later = log.subscribe(subscriber)
+      first()
+      again()
+      expect(log.subscriberCount).toBe(1)
+      log.append(input()) // 3: delivered
+      later()
+      log.append(input()) // 4: not delivered
+      expect(got, json).toEqual([1, 3])
+      expect(log.subscriberCount).toBe(0)
+    }
+  })
+
   it('a subscriber that unsubscribes another during delivery does not disturb this event', () => {
     const log = createEventLog(createClock())
     const got: string[] = []

@@ -87,13 +87,17 @@ export function sinceGone(svc: Service, q: EventsQuery): string | undefined {
 /**
  * Replays retained events, then follows live ones, until `until` passes or the stream is stopped. `subscriber` is given
  * the events (with the query's filter): an events socket is its own subscriber, so an idle one keeps no closure for it.
+ * Returns what stops it: the subscriber itself when it is the log's (remove it with `log.unsubscribe`), else a function.
  */
-export function follow(svc: Service, q: EventsQuery, subscriber: Subscriber, onUntil: () => void) {
+export function follow(svc: Service, q: EventsQuery, subscriber: Subscriber, onUntil: () => void): Subscriber | (() => void) {
   // Replay and subscription happen in one synchronous step: no event can fall between them or come twice.
   if (q.since !== undefined) {
     for (const e of svc.log.betweenNano(q.since, q.until)) if (q.filter.matches(e)) subscriber.deliver(e)
   }
-  if (q.until === undefined) return svc.log.subscribe(subscriber)
+  if (q.until === undefined) {
+    svc.log.subscribe(subscriber)
+    return subscriber
+  }
   const untilMs = Number(q.until / 1_000_000n)
   const now = svc.clock.now()
   if (q.until < BigInt(Math.floor(now)) * 1_000_000n) {
@@ -166,4 +170,10 @@ export function paced(svc: Service, latency: ReturnType<typeof find<'latency'>>,
     }, 'wait')
     timers.add(timer)
   }
+}
+
+/** Stops what {@link follow} started. */
+export function unfollow(svc: Service, stop: Subscriber | (() => void)) {
+  if (typeof stop === 'function') stop()
+  else svc.log.unsubscribe(stop)
 }

@@ -7,7 +7,7 @@ import { connectLatency, findAction as find } from './faults'
 import { jsonError, type Target } from './http'
 import { BACKLOG_CLOSE_CODE, backlogReason, resolveLimits, type ProtocolLimits } from './limits'
 import type { ProtoRequest, ProtoResponse } from './types'
-import { parseEventsQuery, sinceGone, follow, nextSocketId, admit, paced } from './events-common'
+import { parseEventsQuery, sinceGone, follow, unfollow, nextSocketId, admit, paced } from './events-common'
 
 /** Docker's `GET /events`: the same events as JSON lines over a chunked HTTP response. */
 export async function eventsStream(svc: Service, req: ProtoRequest, target: Target, limits: ProtocolLimits = resolveLimits()): Promise<ProtoResponse> {
@@ -57,7 +57,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
     const timers = new Set<TimerHandle>()
     let replaying = true
     if (!stall) {
-      const unfollow = follow(svc, q, {
+      const following = follow(svc, q, {
         filter: q.filter,
         deliver: paced(
           svc,
@@ -75,7 +75,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
         done = true
         poke()
       })
-      stop = unfollow
+      stop = () => unfollow(svc, following)
     }
     replaying = false
     const onAbort = () => {

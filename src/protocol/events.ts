@@ -7,7 +7,7 @@ import { connectLatency, findAction as find, untilAborted } from './faults'
 import { errorResponse, jsonError, type Target } from './http'
 import { BACKLOG_CLOSE_CODE, backlogReason, EVENTS_MAX_MESSAGE, resolveLimits, type ProtocolLimits } from './limits'
 import type { ProtoRequest, SocketSession, SocketSink, UpgradeResult } from './types'
-import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, nextSocketId, admit, paced } from './events-common'
+import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, unfollow, nextSocketId, admit, paced } from './events-common'
 import { clampCloseReason, createHub, type LiveSocket } from './socket-hub'
 
 /** `GET /events/ws`: refuse before the upgrade, or accept and stream frames. */
@@ -131,7 +131,7 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
   readonly openedAt: number
   readonly format: TimeFormat
   /** Ends the subscription (set once it exists). */
-  stop: (() => void) | undefined
+  stop: Subscriber | (() => void) | undefined
   /** Whether it waits in its clock's maximum-age queue. */
   aging = false
   /** Timers of faults in flight (per-event latency, a close after a time), only when there are such faults. */
@@ -176,12 +176,12 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
         this.strike()
       } else {
         if (ending?.action.afterTimeMs !== undefined) (this.timers ??= new Set()).add(svc.clock.schedule(ending.action.afterTimeMs, () => this.strike()))
-        const unfollow = follow(svc, q, subscriber, () => this.close(1000, 'until reached; stream complete'))
+        const stop = follow(svc, q, subscriber, () => this.close(1000, 'until reached; stream complete'))
         this.allowance = this.limits.maxBacklog + (this.sink.backlog?.() ?? 0)
         // The replay may already have closed the socket (a close fault after N messages): cleanup() ran
         // before the subscription existed, so end it here or it outlives the socket.
-        if (this.closed) unfollow()
-        else this.stop = unfollow
+        if (this.closed) unfollow(svc, stop)
+        else this.stop = stop
       }
     } catch (error) {
       // Never an exception out of open(): the transport has already switched protocols, so no HTTP answer can follow.
@@ -228,7 +228,7 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
 
   cleanup() {
     this.closed = true
-    this.stop?.()
+    if (this.stop) unfollow(this.svc, this.stop)
     maxAges(this.svc).remove(this)
     if (this.timers) for (const t of this.timers) t.cancel()
     this.hub.delete(this)

@@ -134,49 +134,68 @@ type Connection = Omit<DeliveryConnection, 'openedAt' | 'closedAt'> & {
   away?: Away
 }
 
-interface Tracked {
-  key: string
-  /** Order of first appearance (the tracked map is kept in order of activity). */
-  order: number
-  /** The client's filters, compiled when a report is read (the connection's own compiled copy serves delivery). */
-  filters: Filters
-  filter?: CompiledFilter
+/** A timeline line as kept: its clock time in ms (`at` and `elapsedMs` are written when a report is read). An `open` line's detail is its connection, written out then too. */
+interface Line {
+  atMs: number
+  kind: TimelineEntry['kind']
+  detail: string | Connection
+}
+
+/** Sends of a client that has been sent nothing yet: one shared, frozen empty list (replaced at the first send). */
+const NO_SENDS: number[] = Object.freeze([]) as unknown as number[]
+
+/**
+ * A tracked client. A class with every field set in its constructor, so that each of thousands of idle anonymous
+ * clients is one object of fixed layout (an object literal that gained fields later kept a second properties array).
+ */
+class Tracked {
   /** Whether the client is owed anything yet: its first open, refusal or abandoned attempt. */
-  started: boolean
-  startMs: number
+  started = false
   /** With `since`: the first owed event time; without, events after `startSeq` are owed. */
-  startNano: bigint | undefined
-  startSeq: number
+  startNano: bigint | undefined = undefined
+  startSeq = 0
+  /** The client's filters compiled, when a report is first read (the connection's own compiled copy serves delivery). */
+  filter: CompiledFilter | undefined = undefined
   /**
    * Sequence numbers of the events sent to it, in order, from `head` on (one array push per delivery: this is on the
    * hot path). Numbers, not the events: a client that left must not keep events the log dropped alive. Sends of
    * events the log dropped are skipped at the front; when replays pile up sends of retained events, they are folded
-   * into `counts`, so memory follows the log's retention either way.
+   * into `counts`, so memory follows the log's retention either way. {@link NO_SENDS} until the first send.
    */
-  sent: number[]
-  head: number
+  sent = NO_SENDS
+  head = 0
   /** Made when replays first fold sends into it. */
-  counts?: Map<number, number>
-  connections: Recent<Connection>
+  counts: Map<number, number> | undefined = undefined
   /**
    * Its open connection when it has one (most clients: thousands of idle anonymous clients keep no map each), else
    * undefined; from a second at once on, all of them by socket id in `more`.
    */
-  one?: Connection
-  more?: Map<number, Connection>
+  one: Connection | undefined = undefined
+  more: Map<number, Connection> | undefined = undefined
   /** Made at the first refusal. */
-  refusals?: Recent<DeliveryReport['refusals'][number]>
-  /** Timeline lines with their clock time in ms (`at` is written when a report is read). */
-  timeline: Recent<Omit<TimelineEntry, 'at'> & { atMs: number }>
-  connected: number
+  refusals: Recent<DeliveryReport['refusals'][number]> | undefined = undefined
+  connected = 0
   /**
    * Attempts not yet opened, refused or abandoned, by their request's signal: they hold the key, so concurrent
    * anonymous attempts get keys of their own. The value stops listening for the abort.
    */
-  pending?: Map<AbortSignal, () => void>
-  lastEndMs?: number
+  pending: Map<AbortSignal, () => void> | undefined = undefined
+  lastEndMs: number | undefined = undefined
   /** The stretch without a connection the client is in (undefined while connected, or before it started). */
-  away?: Away
+  away: Away | undefined = undefined
+  readonly connections: Recent<Connection>
+  readonly timeline: Recent<Line>
+  constructor(
+    readonly key: string,
+    /** Order of first appearance (the tracked map is kept in order of activity). */
+    readonly order: number,
+    /** The client's filters as given (compiled into `filter` when a report is read). */
+    readonly filters: Filters,
+    limits: { connections: number; timeline: number },
+  ) {
+    this.connections = new Recent(limits.connections)
+    this.timeline = new Recent(limits.timeline)
+  }
 }
 
 /** Tracks each events client across reconnects: fed by the protocol, read by `fake.deliveries` and the admin API. */
@@ -234,10 +253,10 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
   const forgotten = new Set<string>()
   const iso = (ms: number) => new Date(ms).toISOString()
   const ref = (e: ServiceEvent): EventRef => ({ seq: e.seq, action: e.action, container: e.name, timeNano: e.timeNano.toString(), time: iso(e.timeMs) })
-  const note = (t: Tracked, kind: TimelineEntry['kind'], detail: string) => {
-    const now = deps.now()
-    t.timeline.push({ atMs: now, elapsedMs: now - deps.startedAt, kind, detail })
+  const note = (t: Tracked, kind: TimelineEntry['kind'], detail: string | Connection) => {
+    t.timeline.push({ atMs: deps.now(), kind, detail })
   }
+  const openDetail = (c: Connection) => `socket ${c.socket}${c.since !== undefined ? ` since ${c.since}` : ''}`
   const get = (key: string) => {
     const t = tracked.get(key)
     if (!t) {
@@ -287,7 +306,6 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
   const start = (t: Tracked, now: number, since?: bigint) => {
     if (t.started) return
     t.started = true
-    t.startMs = now
     t.startSeq = deps.log.lastSeq
     t.startNano = since
   }
@@ -470,21 +488,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     attempt(key, filters, signal) {
       let t = tracked.get(key)
       if (!t) {
-        t = {
-          key,
-          order: arrivals++,
-          filters,
-          started: false,
-          startMs: 0,
-          startNano: undefined,
-          startSeq: 0,
-          // Stryker disable next-line ArrayDeclaration: a string entry gives NaN offsets, which write nothing
-          sent: [],
-          head: 0,
-          connections: new Recent(limits.connections),
-          timeline: new Recent(limits.timeline),
-          connected: 0,
-        }
+        t = new Tracked(key, arrivals++, filters, limits)
         tracked.set(key, t)
         idle.add(key)
         forgotten.delete(key)
@@ -535,11 +539,12 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
         more.set(socket, c)
       }
       t.connected++
-      note(t, 'open', `socket ${socket}${since !== undefined ? ` since ${since}` : ''}`)
+      note(t, 'open', c)
     },
     sent(key, socket, event) {
       const t = tracked.get(key)
       if (!t) return
+      if (t.sent === NO_SENDS) t.sent = []
       // Stryker disable next-line CallExpression,EqualityOperator,ArithmeticOperator: how often sends run maintain (memory only)
       if (t.sent.push(event.seq) % MAINTAIN_EVERY === 0) maintain(t)
       const c = openOf(t, socket)
@@ -579,7 +584,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     report(client) {
       const t = get(client)
       const { now, retained, times, connections, missed, expected, delivered, duplicates, spans } = tally(t)
-      const timeline = t.timeline.toArray().map(({ atMs, ...line }): TimelineEntry => ({ at: iso(atMs), ...line }))
+      const timeline = t.timeline.toArray().map(({ atMs, kind, detail }): TimelineEntry => ({ at: iso(atMs), elapsedMs: atMs - deps.startedAt, kind, detail: typeof detail === 'string' ? detail : openDetail(detail) }))
       const backoffMs: number[] = []
       let ends: number[] = []
       for (const entry of timeline) {

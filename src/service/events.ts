@@ -165,6 +165,8 @@ export interface EventLog {
   append(input: EventInput): ServiceEvent
   /** Adds a subscriber (once: subscribing it again while it is subscribed adds nothing); returns a function that removes it. */
   subscribe(subscriber: Subscriber): () => void
+  /** Removes a subscriber, as the function `subscribe` returned does (nothing when it is not subscribed). */
+  unsubscribe(subscriber: Subscriber): void
   /** Number of live subscribers. */
   readonly subscriberCount: number
   /** Retained events at or after `sinceMs` (epoch ms) and, if given, not after `untilMs`. */
@@ -391,6 +393,10 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
         targets = {}
       }
       return unsubscribe.bind(undefined, indexed)
+    },
+    unsubscribe(subscriber) {
+      const indexed = records.get(subscriber)
+      if (indexed) unsubscribe(indexed)
     },
     between(sinceMs, untilMs) {
       evict(true)

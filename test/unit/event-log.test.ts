@@ -336,7 +336,7 @@ describe('subscribers', () => {
     expect(got).toEqual(['by-id', 'by-name', 'starts-by-id', 'starts-by-name'])
   })
 
-  it('one subscriber object subscribed twice is one subscriber; an old unsubscribe never removes a later subscription', () => {
+  it('one subscriber object subscribed twice is one subscriber; an old unsubscribe never removes a later subscription; unsubscribe(subscriber)', () => {
     for (const json of ['{}', '{"event":["start"]}', '{"container":["web"]}']) {
       const log = createEventLog(createClock())
       const got: number[] = []
@@ -357,7 +357,14 @@ describe('subscribers', () => {
       log.append(input()) // 3: delivered
       later()
       log.append(input()) // 4: not delivered
-      expect(got, json).toEqual([1, 3])
+      // unsubscribe(subscriber) ends it as the returned function does; for one not subscribed it does nothing.
+      log.subscribe(subscriber)
+      log.append(input()) // 5: delivered
+      log.unsubscribe(subscriber)
+      log.unsubscribe(subscriber)
+      log.unsubscribe({ filter: filter(json), deliver: () => {} })
+      log.append(input()) // 6: not delivered
+      expect(got, json).toEqual([1, 3, 5])
       expect(log.subscriberCount).toBe(0)
     }
   })

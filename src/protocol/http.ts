@@ -42,6 +42,8 @@ export function text(status: number, body: string, headers: Record<string, strin
 
 /** A parsed request target. The query keeps each raw value too, for raw-JSON filters. Read-only: see {@link targetOf}. */
 export interface Target {
+  /** The request target it was parsed from (from {@link targetOf}: one string for every request with that URL). */
+  readonly url: string
   /** Path without the `/v1.xx` prefix, not decoded. */
   readonly path: string
   /** The API version prefix, when given. */
@@ -93,5 +95,5 @@ export function parseTarget(url: string): Target {
   const m = /^\/v(\d+(?:\.\d+)*)(?=\/)/.exec(path)
   const version = m?.[1]
   if (m) path = path.slice(m[0].length)
-  return { path, version, query }
+  return { url, path, version, query }
 }

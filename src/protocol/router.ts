@@ -71,12 +71,13 @@ export function createProtocol(host: ProtocolHost): Protocol {
   const requests = createRequestLog()
   const isAdmin = (path: string) => path === '/_dockside' || path.startsWith('/_dockside/')
   const clientOf = (req: ProtoRequest, target: Target) => req.headers['x-dockside-client'] ?? target.query.get('client')
-  // The journal line, and (outside the admin API) one entry of the request log: references only, masked on read.
+  // The journal line, and (outside the admin API) one entry of the request log: references only, masked on read. The
+  // URL is the target's, shared by every request with that URL (thousands of open event sockets keep their entry).
   const record = (req: ProtoRequest, target: Target, status: number, override?: string, body?: string, websocket = false) => {
     const svc = host.service()
     const path = target.path
     svc.journal.record('request', { method: req.method, path, status, client: req.headers['x-dockside-client'] })
-    if (!isAdmin(path)) requests.record({ seq: 0, time: svc.clock.now(), method: req.method, url: req.url, path, headers: req.headers, body, client: clientOf(req, target), status, override, websocket })
+    if (!isAdmin(path)) requests.record({ seq: 0, time: svc.clock.now(), method: req.method, url: target.url, path, headers: req.headers, body, client: clientOf(req, target), status, override, websocket })
   }
   // The override that answers, if any: only looked for when there are overrides (one comparison otherwise).
   const overridden = (req: ProtoRequest, target: Target) =>

@@ -4,5 +4,12 @@
 // import.
 import module from 'node:module'
 
+// The CLI runs on Node 20.16+ and 22.3+ (the server's modules load built-ins with process.getBuiltinModule, which older
+// releases lack): say so, rather than fail later with "process.getBuiltinModule is not a function".
+if (typeof process.getBuiltinModule !== 'function') {
+  console.error(`dockside needs Node 20.16 or newer on Node 20, or 22.3 or newer (process.getBuiltinModule); this is Node ${process.versions.node}.`)
+  process.exit(1)
+}
+
 module.enableCompileCache?.()
 await import('../dist/cli.js')

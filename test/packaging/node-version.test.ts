@@ -22,9 +22,21 @@ function oldNode(): string | undefined {
 
 describe('Node older than 22', () => {
   it('checkNodeVersion names the version needed and the one running; newer Node and browsers pass', () => {
-    expect(() => checkNodeVersion('20.20.2')).toThrow('dockside needs Node 22 or newer (it relies on Promise.withResolvers and Node 22\'s fetch); this is Node 20.20.2. Install Node 22 or later')
+    expect(() => checkNodeVersion('20.20.2')).toThrow('dockside needs Node 22.3 or newer (it relies on Promise.withResolvers, process.getBuiltinModule and Node 22\'s fetch); this is Node 20.20.2. Install Node 22.3 or later')
     expect(() => checkNodeVersion('18.0.0')).toThrow(/this is Node 18\.0\.0/)
-    for (const ok of ['22.0.0', '24.21.0', '30.1.0', undefined]) expect(() => checkNodeVersion(ok)).not.toThrow()
+    // 22.0-22.2 have no process.getBuiltinModule, which the server and the fetch hook use when they load.
+    for (const old of ['22.0.0', '22.2.0']) expect(() => checkNodeVersion(old)).toThrow(`this is Node ${old}. Install Node 22.3 or later`)
+    for (const ok of ['22.3.0', '22.12.0', '23.0.0', '24.21.0', '30.1.0', undefined]) expect(() => checkNodeVersion(ok)).not.toThrow()
+  })
+
+  it('the CLI on a Node without process.getBuiltinModule (20.0-20.15, 22.0-22.2) names the versions it needs and exits 1', async () => {
+    ensureBuilt()
+    // This Node with getBuiltinModule taken away stands in for those releases.
+    const script = `delete process.getBuiltinModule; process.argv = [process.argv[0], 'dockside', '--help']; import(${JSON.stringify(join(root, 'bin/dockside.js'))})`
+    const failed = await run(process.execPath, ['-e', script], { cwd: root }).then(() => undefined, (e: { code: number; stdout: string; stderr: string }) => e)
+    expect(failed?.code).toBe(1)
+    expect(failed?.stderr).toBe(`dockside needs Node 20.16 or newer on Node 20, or 22.3 or newer (process.getBuiltinModule); this is Node ${process.versions.node}.\n`)
+    expect(failed?.stdout).toBe('')
   })
 
   const node = oldNode()
@@ -45,7 +57,7 @@ describe('Node older than 22', () => {
       const cjs = `try { require(${JSON.stringify(join(root, `dist/${entry}.cjs`))}); console.log('required') } catch (e) { console.log(e.message) }`
       for (const script of [esm, cjs]) {
         const { stdout } = await run(node!, ['-e', script], { cwd: root })
-        expect(stdout).toMatch(/^dockside needs Node 22 or newer .*; this is Node 20\.|^dockside needs Node 22 or newer .*; this is Node 1\d\./)
+        expect(stdout).toMatch(/^dockside needs Node 22\.3 or newer .*; this is Node 20\.|^dockside needs Node 22\.3 or newer .*; this is Node 1\d\./)
       }
     })
 
@@ -53,7 +65,7 @@ describe('Node older than 22', () => {
       const script = `import(${JSON.stringify(join(root, 'dist/index.js'))}).then(async ({ createDockside }) => { const h = await createDockside().intercept(); console.log('hooked'); h.restore() }, (e) => console.log(e.message))`
       const { stdout } = await run(node!, ['-e', script], { cwd: root })
       expect(stdout).not.toMatch(/hooked|withResolvers is not a function/)
-      expect(stdout).toMatch(/^dockside needs Node 22 or newer/)
+      expect(stdout).toMatch(/^dockside needs Node 22\.3 or newer/)
     })
   })
 })

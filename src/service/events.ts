@@ -271,11 +271,11 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       set.delete(indexed)
       if (set.size > 0) continue
       byContainer.delete(k)
-      // Stryker disable next-line ArithmeticOperator: as above, a length kept when no value has it costs a lookup that finds nothing
+      // Stryker disable next-line ArithmeticOperator: as in subscribe, a length kept when no value has it costs a lookup that finds nothing
       const left = lengths.get(k.length)! - 1
-      // Stryker disable next-line CallExpression: as above
+      // Stryker disable next-line CallExpression: as in subscribe (a length kept costs a lookup that finds nothing)
       lengths.set(k.length, left)
-      // Stryker disable next-line CallExpression: as above
+      // Stryker disable next-line CallExpression: as in subscribe (a length kept costs a lookup that finds nothing)
       if (left === 0) lengths.delete(k.length)
     }
   }

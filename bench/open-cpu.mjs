@@ -1,0 +1,64 @@
+// Server CPU per events connection opened: the server's process.cpuUsage() across opening N connections (200 at a
+// time, bench/support/light-client.mjs in this process), raw ws and dockside alternated R times; prints each round and
+// the ratio of the medians. What the "opening 5000 events connections" figure of `npm run bench` is made of, without
+// the client's share of the wall time. PROF=raw|dockside writes that side's CPU profile into .tmp/prof.
+// Usage: npm run build && node bench/open-cpu.mjs [N=3000] [R=3]
+import { fork } from 'node:child_process'
+import path from 'node:path'
+
+if (process.argv[2] === '--child') {
+  const mode = process.argv[3]
+  let port
+  if (mode === 'raw') {
+    const { WebSocketServer } = await import('ws')
+    const http = await import('node:http')
+    const server = http.createServer((req, res) => res.end('OK'))
+    new WebSocketServer({ server, perMessageDeflate: false })
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = server.address().port
+  } else {
+    const { createDockside } = await import('../dist/index.js')
+    const dock = createDockside({ seed: 1, clock: 'real' })
+    port = (await dock.listen({ port: 0 })).port
+    dock.containers.create({ name: 'web', image: 'nginx', labels: { app: 'web' } })
+  }
+  let cpu0
+  process.on('message', (m) => {
+    if (m === 'exit') process.exit(0)
+    if (m === 'start') {
+      cpu0 = process.cpuUsage()
+      process.send('ok')
+    } else {
+      const cpu = process.cpuUsage(cpu0)
+      process.send((cpu.user + cpu.system) / 1000)
+    }
+  })
+  process.send(port)
+} else {
+  const { openMany } = await import('./support/light-client.mjs')
+  const N = Number(process.argv[2] ?? 3000)
+  const R = Number(process.argv[3] ?? 3)
+  const WEB = `/events/ws?filters=${encodeURIComponent(JSON.stringify({ event: ['start', 'stop'], label: ['app=web'] }))}`
+  const perConnection = { raw: [], dockside: [] }
+  for (let r = 0; r < R; r++) {
+    for (const mode of ['raw', 'dockside']) {
+      const execArgv = process.env.PROF === mode ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve('.tmp/prof')}`] : []
+      const child = fork(new URL(import.meta.url).pathname, ['--child', mode], { execArgv })
+      const ask = (m) => new Promise((resolve) => (child.once('message', resolve), m !== undefined && child.send(m)))
+      const port = await ask()
+      const url = mode === 'raw' ? '/' : WEB
+      // Warm the paths (lazy imports, the first filter compile) before measuring.
+      for (const c of await openMany(port, url, 50)) await c.close()
+      await ask('start')
+      const clients = await openMany(port, url, N)
+      const ms = await ask('stop')
+      perConnection[mode].push((ms * 1000) / N)
+      for (const c of clients) c.destroy()
+      child.send('exit')
+    }
+  }
+  const median = (x) => [...x].sort((a, b) => a - b)[x.length >> 1]
+  const show = (x) => x.map((v) => v.toFixed(0)).join(' / ')
+  console.log(`server CPU µs per connection opened (${N}, ${R} alternated rounds): raw ${show(perConnection.raw)}, dockside ${show(perConnection.dockside)}, ratio of medians ${(median(perConnection.dockside) / median(perConnection.raw)).toFixed(2)}`)
+  process.exit(0)
+}

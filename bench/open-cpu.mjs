@@ -1,10 +1,29 @@
 // Server CPU per events connection opened: the server's process.cpuUsage() across opening N connections (200 at a
 // time, bench/support/light-client.mjs in this process), raw ws and dockside alternated R times; prints each round and
 // the ratio of the medians. What the "opening 5000 events connections" figure of `npm run bench` is made of, without
-// the client's share of the wall time. PROF=raw|dockside writes that side's CPU profile into .tmp/prof.
+// the client's share of the wall time. PROF=raw|dockside writes that side's CPU profile of the measured window (not the
+// start-up or the warm-up) into .tmp/prof.
 // Usage: npm run build && node bench/open-cpu.mjs [N=3000] [R=3]
 import { fork } from 'node:child_process'
+import fs from 'node:fs'
 import path from 'node:path'
+
+async function profiler() {
+  const { Session } = await import('node:inspector/promises')
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.setSamplingInterval', { interval: 50 })
+  return {
+    start: () => session.post('Profiler.start'),
+    async stop() {
+      const { profile } = await session.post('Profiler.stop')
+      const dir = path.resolve('.tmp/prof')
+      fs.mkdirSync(dir, { recursive: true })
+      fs.writeFileSync(path.join(dir, `open-${process.pid}.cpuprofile`), JSON.stringify(profile))
+    },
+  }
+}
 
 if (process.argv[2] === '--child') {
   const mode = process.argv[3]
@@ -23,13 +42,16 @@ if (process.argv[2] === '--child') {
     dock.containers.create({ name: 'web', image: 'nginx', labels: { app: 'web' } })
   }
   let cpu0
-  process.on('message', (m) => {
+  const profile = process.env.PROF === mode ? await profiler() : undefined
+  process.on('message', async (m) => {
     if (m === 'exit') process.exit(0)
     if (m === 'start') {
+      await profile?.start()
       cpu0 = process.cpuUsage()
       process.send('ok')
     } else {
       const cpu = process.cpuUsage(cpu0)
+      await profile?.stop()
       process.send((cpu.user + cpu.system) / 1000)
     }
   })
@@ -42,8 +64,7 @@ if (process.argv[2] === '--child') {
   const perConnection = { raw: [], dockside: [] }
   for (let r = 0; r < R; r++) {
     for (const mode of ['raw', 'dockside']) {
-      const execArgv = process.env.PROF === mode ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve('.tmp/prof')}`] : []
-      const child = fork(new URL(import.meta.url).pathname, ['--child', mode], { execArgv })
+      const child = fork(new URL(import.meta.url).pathname, ['--child', mode])
       const ask = (m) => new Promise((resolve) => (child.once('message', resolve), m !== undefined && child.send(m)))
       const port = await ask()
       const url = mode === 'raw' ? '/' : WEB

@@ -8,6 +8,9 @@ import { probeWithGlobalWs } from '../support/global-ws-probe'
 import { probeWithWs } from '../support/ws-probe'
 import { enc } from '../support/helpers'
 
+/** Node's own WebSocket, before any hook replaces the global one. */
+const NodeWebSocket = globalThis.WebSocket
+
 const WEST = 'https://us-west-1.hyper.test'
 const WEST_WS = 'wss://us-west-1.hyper.test:443'
 const open: Dockside[] = []
@@ -123,7 +126,9 @@ describe('unhandled requests and other hosts', () => {
     expect(await (await fetch(`${server.url}/_ping`)).text()).toBe('OK')
     const ws = await probeWithGlobalWs(`${server.wsUrl}/events/ws`)
     expect(ws.status).toBe(101)
-    expect(ws.socket).not.toBeInstanceOf(InProcessWebSocket)
+    // Node's own socket, and still an instance of the (hooked) global WebSocket, as it is without the hooks.
+    expect(Object.getPrototypeOf(ws.socket)).toBe(NodeWebSocket.prototype)
+    expect(ws.socket).toBeInstanceOf(globalThis.WebSocket)
     other.containers.create({ name: 'x', image: 'busybox' }).start()
     expect(JSON.parse(await ws.nextMessage()).Action).toBe('start')
     ws.close()
@@ -237,7 +242,8 @@ describe('bare intercept() function', () => {
     expect((await probeWithGlobalWs('wss://stream.example.test:8443/events/ws')).status).toBe(101)
     // The HTTP host's websocket address is not hooked: it goes to the platform WebSocket, which cannot resolve it.
     const elsewhere = await probeWithGlobalWs('wss://api.example.test/events/ws')
-    expect(elsewhere.socket).not.toBeInstanceOf(InProcessWebSocket)
+    expect(Object.getPrototypeOf(elsewhere.socket)).toBe(NodeWebSocket.prototype)
+    expect(elsewhere.socket).toBeInstanceOf(globalThis.WebSocket)
     expect(elsewhere.events).toEqual(['error', 'close 1006 false'])
     await expect(fetch('https://stream.example.test:8443/_ping')).rejects.toThrow(/fetch failed/)
     await expect(intercept(fake, { baseUrl: 'https://api.example.test/v1' })).rejects.toThrow(/give the origin only/)

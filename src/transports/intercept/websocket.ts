@@ -205,18 +205,16 @@ function argumentCheck(length: number, prefix: string) {
 }
 
 /**
- * `[Clamp] unsigned short`, as the WebIDL spec rounds: to the nearest integer, halves to even. (undici rounds
- * 1000.9 down to 1000 and accepts it; the spec makes it 1001, an InvalidAccessError.)
+ * `[Clamp] unsigned short` as undici converts it: clamped to 0..65535, then the floor when the floor is even and the
+ * ceiling when it is odd (3000.7 is 3000, 3001.2 is 3002, 1000.9 is 1000). The WebIDL spec rounds to the nearest
+ * integer instead; a client gets Node's code here, the one its close frame carries in production.
  */
 function clampUnsignedShort(v: unknown): number {
-  let x = Number(v)
+  const x = Number(v)
   if (Number.isNaN(x)) return 0
-  x = Math.min(Math.max(x, 0), 65535)
-  const f = Math.floor(x)
-  const diff = x - f
-  if (diff > 0.5) return f + 1
-  if (diff < 0.5) return f
-  return f % 2 === 0 ? f : f + 1
+  const c = Math.min(Math.max(x, 0), 65535)
+  const f = Math.floor(c)
+  return f % 2 === 0 ? f : Math.ceil(c)
 }
 
 /** RFC 6455 token characters: what `Sec-WebSocket-Protocol` values may hold. */
@@ -340,6 +338,15 @@ export class InProcessWebSocket extends EventTarget {
   /** Where this socket's tasks run (see {@link FOLLOWED_TASKS}). */
   #tasks: TaskQueue = REAL_TASKS
 
+  /**
+   * A socket to a host that is not hooked is the WebSocket that was global before (see the constructor): it is an
+   * instance of this class too, as it is of the global `WebSocket` without the hooks.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true
+    return this === InProcessWebSocket && passThrough !== undefined && passThrough !== InProcessWebSocket && value instanceof passThrough
+  }
+
   static {
     receive = (ws, text) => {
       if (ws.#state !== OPEN) return
@@ -426,13 +433,23 @@ export class InProcessWebSocket extends EventTarget {
     })
   }
 
-  /** The server's close frame (or its going away without one, 1006) reaches the client in a later task. */
+  /**
+   * The server's close frame reaches the client in a later task and makes it CLOSING (a `send()` now is dropped); the
+   * connection's end, with the `close` event, comes in the task after, as Node's WebSocket sees the frame and then the
+   * TCP close. Going away without a frame (1006) is the end at once: CLOSED, `error`, `close`.
+   */
   #serverClose(code: number, reason: string) {
     if (this.#state === CLOSED) return
     this.#session = undefined
     // The server's own end: the protocol has already recorded it (no clientClosed back); a close frame of the
     // client's, if any, crossed it.
-    enqueue(this.#tasks, this, () => this.#finish(code, reason, code !== 1006, code === 1006))
+    if (code === 1006) return enqueue(this.#tasks, this, () => this.#finish(code, reason, false, true))
+    enqueue(this.#tasks, this, () => {
+      if (this.#state === CLOSED) return
+      this.#state = CLOSING
+      this.#closeSent = true
+      enqueue(this.#tasks, this, () => this.#finish(code, reason, true, false))
+    })
   }
 
   /** The connection failed before opening: `error`, then `close` 1006 (wasClean false). */

@@ -13,6 +13,7 @@ import { applyScenario, applyScenarioAtRuntime } from './scenario/apply'
 import { validateScenario, validateScenarioSync } from './scenario/load'
 import { checkSchema } from './scenario/schema'
 import { FieldError, ScenarioError } from './service/errors'
+import { SHUTDOWN_REASON } from './service/close-code'
 import type { Scenario } from './scenario/scenario'
 import type { Containers } from './service/containers'
 import type { EventLog, ServiceEvent } from './service/events'
@@ -344,7 +345,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
         }
       }
       hooks.clear()
-      protocol.hub.closeAll(1001, 'the fake is closing')
+      protocol.hub.closeAll(1001, SHUTDOWN_REASON)
       svc.clock.dispose()
       if (errors.length) throw new AggregateError(errors, 'Some parts of the fake failed to close.')
     },

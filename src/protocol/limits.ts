@@ -77,3 +77,23 @@ export async function readCappedText(chunks: AsyncIterable<Uint8Array> | null | 
   }
   return text + decoder.decode()
 }
+
+/**
+ * Node's HTTP server refuses a request whose target and header names and values add up to this many bytes or more
+ * (`--max-http-header-size`, 16 KiB; spaces, colons and line ends are not counted): the real server answers 431
+ * before the protocol sees it. The in-process ways in apply the same count ({@link headerOverflow}).
+ */
+export const MAX_HEADER_BYTES = 16 * 1024
+
+/** The server's answer to a request line and headers over {@link MAX_HEADER_BYTES} (serve.ts writes the same). */
+export const HEADER_OVERFLOW_MESSAGE = 'Bad request: the request line and headers exceed the 16 KB limit; send shorter filters'
+
+/**
+ * Whether the real server refuses a request of this target and headers with 431, counted as Node counts: the
+ * target's length plus each header's name and value.
+ */
+export function headerOverflow(target: string, headers: Record<string, string | undefined>): boolean {
+  let n = target.length
+  for (const k in headers) n += k.length + (headers[k]?.length ?? 0)
+  return n >= MAX_HEADER_BYTES
+}

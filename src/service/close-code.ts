@@ -12,3 +12,6 @@ export function checkCloseCode(code: unknown, reason: unknown, what = 'close'): 
     throw new InvalidInputError(`Invalid ${what} reason: expected a string of at most 123 bytes.`)
   }
 }
+
+/** The reason of the 1001 every open events socket gets when the fake (or its server) shuts down, on every way in. */
+export const SHUTDOWN_REASON = 'the fake server is shutting down'

@@ -1,6 +1,8 @@
+import diagnostics_channel from 'node:diagnostics_channel'
 import { Readable } from 'node:stream'
 import type nockType from 'nock'
-import { readCappedText } from '../../protocol/limits'
+import { HEADER_OVERFLOW_MESSAGE, headerOverflow, readCappedText } from '../../protocol/limits'
+import { jsonError } from '../../protocol/http'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
 import { ReadAhead } from '../read-ahead'
 import { servedAt, type HookedRegion } from './registry'
@@ -29,6 +31,54 @@ function toReadable(body: AsyncIterable<string>): Readable {
   return Readable.from(chunks(), { objectMode: true, highWaterMark: 1 })
 }
 
+/**
+ * What `node:http` wrote on its request line, by the URL the interceptor parsed it into. nock's request is a WHATWG
+ * `Request`, whose URL parser changes a raw target (`"` becomes `%22`, `#` starts a fragment, `..` is resolved): a
+ * client that sends `?filters={"label":["a#b"]}` as it is gets the server's answer only with the bytes it sent.
+ * Node publishes each client request on this channel as it is made, before its bytes reach the interceptor. Only
+ * targets the parser would change are kept, a few at most (each is taken by its request within the same turns).
+ */
+const rawTargets = new Map<string, string[]>()
+const RAW_TARGETS_KEPT = 64
+const onClientRequest = (message: unknown) => {
+  const request = (message as { request?: { method?: string; path?: string; protocol?: string; getHeader?(name: string): unknown } }).request
+  const path = request?.path
+  const host = request?.getHeader?.('host')
+  if (typeof path !== 'string' || !path.startsWith('/') || typeof host !== 'string') return
+  let parsed: URL
+  try {
+    parsed = new URL(`${request!.protocol ?? 'http:'}//${host}${path}`)
+  } catch {
+    return
+  }
+  if (parsed.pathname + parsed.search === path) return
+  if (rawTargets.size >= RAW_TARGETS_KEPT) rawTargets.delete(rawTargets.keys().next().value!)
+  const key = `${request!.method ?? 'GET'} ${parsed.href}`
+  const list = rawTargets.get(key)
+  if (list) list.push(path)
+  else rawTargets.set(key, [path])
+}
+let rawTargetUsers = 0
+function watchRawTargets(on: boolean) {
+  rawTargetUsers += on ? 1 : -1
+  if (on && rawTargetUsers === 1) diagnostics_channel.subscribe('http.client.request.start', onClientRequest)
+  if (!on && rawTargetUsers === 0) {
+    diagnostics_channel.unsubscribe('http.client.request.start', onClientRequest)
+    rawTargets.clear()
+  }
+}
+/** The raw target `node:http` sent for this request, if the URL parser changed it; else the parsed one. */
+function targetOf(request: Request, url: URL): string {
+  if (rawTargets.size > 0) {
+    const key = `${request.method} ${url.href}`
+    const list = rawTargets.get(key)
+    const raw = list?.shift()
+    if (list?.length === 0) rawTargets.delete(key)
+    if (raw !== undefined) return raw
+  }
+  return url.pathname + url.search
+}
+
 function toProtoRequest(request: Request, region: HookedRegion): ProtoRequest {
   const url = new URL(request.url)
   const headers: Record<string, string | undefined> = {}
@@ -36,7 +86,7 @@ function toProtoRequest(request: Request, region: HookedRegion): ProtoRequest {
   let body: Promise<string> | undefined
   return {
     method: request.method,
-    url: url.pathname + url.search,
+    url: targetOf(request, url),
     headers,
     // nock hands over a Request parsed from the in-process socket; its signal follows the client's abort: the
     // interceptor aborts it when the client destroys that socket, within the same host turn (measured 0.3-2 ms,
@@ -51,6 +101,8 @@ function toProtoRequest(request: Request, region: HookedRegion): ProtoRequest {
 
 async function answer(region: HookedRegion, request: Request): Promise<[number, string | Readable, Record<string, string>]> {
   const proto = toProtoRequest(request, region)
+  // Over Node's header limit the real server answers 431 before the fake sees the request (nothing is recorded).
+  if (headerOverflow(proto.url, proto.headers)) return finish(jsonError(431, HEADER_OVERFLOW_MESSAGE))
   // A route the fake serves, or one an override covers (a stub for a Docker route the fake lacks).
   const served = region.routes.http(request.method, proto.url) || region.protocol.overrides.covers(request.method, proto.url, proto.headers)
   if (!served) return region.unhandled(request.method, request.url, () => region.protocol.handle(proto).then(finish))
@@ -73,6 +125,7 @@ export function hookHttp(nock: Nock, region: HookedRegion): () => void {
   // matches, so allowUnmocked changes nothing while hooked; it matters after restore: nock keeps the host's entry,
   // emptied, and one without allowUnmocked answers 501 "No match" while another install keeps nock on.
   const bypass = region.onUnhandled === 'bypass'
+  watchRawTargets(true)
   const scope = nock(region.origin, { allowUnmocked: true }).persist()
   const interceptors: Interceptor[] = []
   for (const method of METHODS) {
@@ -82,7 +135,10 @@ export function hookHttp(nock: Nock, region: HookedRegion): () => void {
       return answer(region, request)
     } as never)
   }
+  let hooked = true
   return () => {
+    if (hooked) watchRawTargets(false)
+    hooked = false
     for (const i of interceptors) nock.removeInterceptor(i)
     // nock keeps an empty entry per host (passing through, see allowUnmocked above); drop them when nothing else is mocked.
     if (nock.activeMocks().length === 0) nock.cleanAll()

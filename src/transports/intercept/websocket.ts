@@ -1,9 +1,10 @@
 // The in-process WHATWG WebSocket: what a client observes is what Node's own WebSocket (undici's) observes against
 // the real server, checked side by side in test/intercept/websocket-parity.test.ts. No mock-socket in between:
 // see docs/decisions/0008-in-process-websocket.md. Departures from Node are the spec's, listed in docs/in-process.md.
+import { createHash } from 'node:crypto'
 import { getEventListeners } from 'node:events'
 import { errorResponse, jsonError } from '../../protocol/http'
-import { EVENTS_MAX_MESSAGE } from '../../protocol/limits'
+import { EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE, headerOverflow } from '../../protocol/limits'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
 import type { ProtoRequest, SocketSession, UpgradeResult } from '../../protocol/types'
 import { globalTimers } from '../../runtime/global-timers'
@@ -282,6 +283,26 @@ function byteLength(data: string | Blob | ArrayBuffer | ArrayBufferView): number
   return data.byteLength
 }
 
+/** Sec-WebSocket-Key values: 16 bytes each, from a counter, so that a seeded run records the same keys every time (the fake's seeded random source is not drawn from). */
+let keysMade = 0
+const nextKey = () => createHash('sha1').update(`dockside websocket key ${++keysMade}`).digest().subarray(0, 16).toString('base64')
+
+/**
+ * The upgrade request's headers, as undici sends them and in its order: what `fake.requests` records for the
+ * handshake is what it records from Node's WebSocket against the real server. The client's own headers replace the
+ * defaults of the same name.
+ */
+function handshakeHeaders(host: string, own: Record<string, string>, protocols: string[]): Record<string, string> {
+  const headers: Record<string, string> = { host, connection: 'upgrade', upgrade: 'websocket', ...own }
+  headers['sec-websocket-key'] = nextKey()
+  headers['sec-websocket-version'] = '13'
+  if (protocols.length) headers['sec-websocket-protocol'] = protocols.join(', ')
+  headers['sec-websocket-extensions'] = 'permessage-deflate; client_max_window_bits'
+  for (const [k, v] of WIRE_DEFAULTS) headers[k] ??= v
+  return headers
+}
+const WIRE_DEFAULTS = [['accept', '*/*'], ['accept-language', '*'], ['sec-fetch-mode', 'websocket'], ['user-agent', 'node'], ['pragma', 'no-cache'], ['cache-control', 'no-cache'], ['accept-encoding', 'gzip, deflate']] as const
+
 /** The address a hooked region serves, parsed once per region rather than once per connect. */
 const served = new WeakMap<HookedRegion, ReturnType<typeof servedAt>>()
 function servedOf(region: HookedRegion) {
@@ -342,7 +363,7 @@ export class InProcessWebSocket extends EventTarget {
    * A socket to a host that is not hooked is the WebSocket that was global before (see the constructor): it is an
    * instance of this class too, as it is of the global `WebSocket` without the hooks.
    */
-  static [Symbol.hasInstance](value: unknown): boolean {
+  static override [Symbol.hasInstance](value: unknown): boolean {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true
     return this === InProcessWebSocket && passThrough !== undefined && passThrough !== InProcessWebSocket && value instanceof passThrough
   }
@@ -367,7 +388,7 @@ export class InProcessWebSocket extends EventTarget {
     const region = wsOrigins.get(record.origin)
     // What goes on the request line: the URL's path and query as the URL parser serialises them ('..' resolved,
     // `"` in a query percent-encoded), as undici sends them.
-    const target = record.pathname + record.search
+    const target = record.pathname + (record.search === '' && record.href.endsWith('?') ? '?' : record.search)
     if (!region || (region.onUnhandled === 'bypass' && !region.routes.websocket(target))) {
       const Original = passThrough
       if (!Original) throw new Error(`dockside: no WebSocket to pass ${record.href} to: this host is not hooked and there was no global WebSocket before intercept().`)
@@ -376,14 +397,7 @@ export class InProcessWebSocket extends EventTarget {
     this.#url = record
     this.#origin = record.origin
     if (region.fake.clock.host === globalTimers) this.#tasks = FOLLOWED_TASKS
-    const headers: Record<string, string> = {
-      ...init.headers,
-      host: record.host,
-      connection: 'upgrade',
-      upgrade: 'websocket',
-      'sec-websocket-version': '13',
-      ...(list.length ? { 'sec-websocket-protocol': list.join(', ') } : {}),
-    }
+    const headers = handshakeHeaders(record.host, init.headers, list)
     const abort = new AbortController()
     this.#abort = abort
     const req: ProtoRequest = { method: 'GET', url: target, headers, signal: abort.signal, body: async () => '', remoteAddress: 'in-process', served: servedOf(region) }
@@ -393,7 +407,10 @@ export class InProcessWebSocket extends EventTarget {
   async #connect(region: HookedRegion, req: ProtoRequest, offered: string[]) {
     let result: UpgradeResult
     try {
-      result = await region.protocol.upgrade(req)
+      // Over Node's header limit the real server answers 431 before the fake sees the upgrade (nothing is recorded).
+      result = headerOverflow(req.url, req.headers)
+        ? { kind: 'reject', response: jsonError(431, HEADER_OVERFLOW_MESSAGE) }
+        : await region.protocol.upgrade(req)
       if (result.kind === 'not-found') {
         const { response } = result
         result = await region.unhandled('GET', this.#url.href, async () => ({ kind: 'reject', response }) as const)

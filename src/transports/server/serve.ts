@@ -5,7 +5,8 @@ import type * as Ws from 'ws'
 import type { WebSocket } from 'ws'
 import type { AccessOptions, Served } from '../../protocol/guard'
 import { errorResponse, jsonError } from '../../protocol/http'
-import { BodyTooLargeError, EVENTS_MAX_MESSAGE } from '../../protocol/limits'
+import { BodyTooLargeError, EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE } from '../../protocol/limits'
+import { SHUTDOWN_REASON } from '../../service/close-code'
 import type { Protocol } from '../../protocol/router'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
 import { hostClearTimeout, hostNextTick, hostSetImmediate, hostSetTimeout } from '../../runtime/host-timers'
@@ -504,8 +505,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy()
     const overflow = err.code === 'HPE_HEADER_OVERFLOW'
-    const why = overflow ? 'the request line and headers exceed the 16 KB limit; send shorter filters' : (err.code ?? err.message)
-    const body = JSON.stringify({ message: `Bad request: ${why}` })
+    const body = JSON.stringify({ message: overflow ? HEADER_OVERFLOW_MESSAGE : `Bad request: ${err.code ?? err.message}` })
     socket.end(`HTTP/1.1 ${overflow ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
   })
 
@@ -531,7 +531,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     close: () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
-        for (const ws of live.keys()) ws.close(1001, 'the fake server is shutting down')
+        for (const ws of live.keys()) ws.close(1001, SHUTDOWN_REASON)
         // Give clients a moment to answer the close frame, then end whatever is left.
         await new Promise<void>((resolve) => {
           const timer = realSetTimeout(resolve, live.size ? 250 : 0)

@@ -111,6 +111,22 @@ describe('the in-process hooks answer what the server answers', () => {
     expect(server.recorded).toEqual(['/containers/json?all=1&filters={"label":["a#b"]}', '/containers/json?all=1&filters={"label":["pct=100%"]}'])
   })
 
+  it("a push reset mid-stream fails fetch with undici's cause: SocketError UND_ERR_SOCKET", async () => {
+    const { server, inProcess } = await both(async ({ fake, base }) => {
+      fake.images.add('localhost:5000/team/app', { tags: ['1.0'], layers: [3_000_000, 1_000_000] })
+      fake.faults.add({ on: 'push', reset: true, afterLayer: 1 })
+      const res = await fetch(`${base}/images/localhost:5000/team/app/push?tag=1.0`, { method: 'POST' })
+      const failed = res.text().then(
+        () => 'ended cleanly',
+        (e: Error & { cause?: Error & { code?: string } }) => `${e.name}: ${e.message}; cause ${e.cause?.constructor.name} ${e.cause?.name} ${e.cause?.code} ${e.cause?.message}`,
+      )
+      await fake.clock.advance('10s')
+      return failed
+    })
+    expect(inProcess).toEqual(server)
+    expect(server).toBe('TypeError: terminated; cause SocketError SocketError UND_ERR_SOCKET other side closed')
+  })
+
   it("the WebSocket handshake is recorded with Node's headers and target; the fake's close reason is the server's", async () => {
     const { server, inProcess } = await both(async ({ fake, base, WS }) => {
       const ws = new WS(`${base.replace(/^http/, 'ws')}/events/ws?`, ['v1'])

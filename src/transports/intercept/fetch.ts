@@ -6,7 +6,7 @@ import type * as Vm from 'node:vm'
 import { jsonError } from '../../protocol/http'
 import { HEADER_OVERFLOW_MESSAGE, headerOverflow, readCappedText } from '../../protocol/limits'
 import type { Served } from '../../protocol/guard'
-import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
+import { TransportReset, type ProtoRequest, type ProtoResponse } from '../../protocol/types'
 import { hostNextTick, hostTimers } from '../../runtime/host-timers'
 import { httpOrigins, servedAt, type HookedRegion } from './registry'
 
@@ -129,6 +129,17 @@ const bytes = (text: string) => {
   return b
 }
 
+/**
+ * What undici reports (as the `cause` of fetch's `TypeError: terminated`) when the server ends a connection mid-body,
+ * which is what a reset or a cut-off stream does on the real server: an error of its `SocketError`'s class name, name, code and message,
+ * so that retry code branching on `cause.code === 'UND_ERR_SOCKET'` takes the same branch in process.
+ */
+class SocketError extends Error {
+  override name = 'SocketError'
+  readonly code = 'UND_ERR_SOCKET'
+}
+const socketClosed = () => new SocketError('other side closed')
+
 /** The request as the protocol sees it: the headers undici would have written on a socket, `host` included. */
 function toProtoRequest(region: HookedRegion, options: DispatchOptions, signal: AbortSignal): ProtoRequest {
   const headers = headersOf(options.headers)
@@ -232,7 +243,7 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
         pending = ''
         if (handler.onData?.(chunk) === false) paused = true
       }
-      const onAbort = () => fail(Object.assign(new Error('the fake ended the stream: its client fell too far behind'), { code: 'DOCKSIDE_RESET' }))
+      const onAbort = () => fail(socketClosed())
       // Ending the body also wakes a pump paused for a client that stopped reading, so it finishes and cleans up.
       stopBody = () => {
         void Promise.resolve(iterator.return?.()).catch(() => {})
@@ -249,7 +260,7 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
             // does on the server (one host turn later), which fetch reports as `TypeError: terminated`.
             flush()
             await new Promise<void>((resolve) => hostTimers.immediate(resolve))
-            return fail(error instanceof Error ? error : new Error(String(error)))
+            return fail(error instanceof TransportReset ? socketClosed() : error instanceof Error ? error : new Error(String(error)))
           }
           if (finished) return
           if (step.done) {

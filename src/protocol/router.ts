@@ -1,7 +1,7 @@
 import type { Service } from '../service/service'
 import { handleAdmin } from './admin'
 import type { UiAsset } from './admin-live'
-import { handleDocker, unservedDocker } from './docker'
+import { API_VERSION, handleDocker, unservedDocker } from './docker'
 import { guardAdmin, guardUpgrade, type AccessOptions, type Refusal } from './guard'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
 import { errorResponse, json, jsonError, targetOf, type Target } from './http'
@@ -63,6 +63,20 @@ export const ROUTES = [
 
 const PUSH = /^\/images\/(.+)\/push$/
 
+/**
+ * Whether API version `a` is newer than `b`, compared as Docker compares them (dot-separated numbers, a missing part
+ * is 0). Older versions are served: the real service's own clients speak 1.23, below the Engine's minimum.
+ */
+function newerThan(a: string, b: string): boolean {
+  const x = a.split('.')
+  const y = b.split('.')
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = Number(x[i] ?? 0) - Number(y[i] ?? 0)
+    if (d !== 0) return d > 0
+  }
+  return false
+}
+
 export function createProtocol(host: ProtocolHost): Protocol {
   const hub = createHub()
   const limits = host.limits ?? resolveLimits()
@@ -113,7 +127,10 @@ export function createProtocol(host: ProtocolHost): Protocol {
         override = outcome?.id
         const push = PUSH.exec(target.path)
         if (outcome?.response) res = outcome.response
-        else if (push && req.method === 'POST') {
+        else if (target.version !== undefined && newerThan(target.version, API_VERSION)) {
+          // The Engine's version middleware: a client pinned past the daemon's API version is refused on every route.
+          res = jsonError(400, `client version ${target.version} is too new. Maximum supported API version is ${API_VERSION}`)
+        } else if (push && req.method === 'POST') {
           let name: string
           try {
             name = decodeURIComponent(push[1])

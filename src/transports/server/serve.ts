@@ -244,12 +244,24 @@ function headersOf(req: Http.IncomingMessage): Record<string, string | undefined
   return raw as Record<string, string | undefined>
 }
 
+/**
+ * The path and query of a request target. A server must accept the absolute form too (`GET http://host/_ping`,
+ * RFC 9112, section 3.2.2), which node:http passes on as it came.
+ */
+function originForm(url: string): string {
+  if (url.startsWith('/')) return url
+  const m = /^https?:\/\/[^/?#]*/i.exec(url)
+  if (!m) return url
+  const rest = url.slice(m[0].length)
+  return rest.startsWith('/') ? rest : `/${rest}`
+}
+
 function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal, served: Served | undefined): ProtoRequest {
   const headers = headersOf(req)
   let body: Promise<string> | undefined
   return {
     method: req.method ?? 'GET',
-    url: req.url ?? '/',
+    url: originForm(req.url ?? '/'),
     headers,
     signal,
     remoteAddress: req.socket.remoteAddress,

@@ -23,6 +23,30 @@ export interface FilterSubject {
   name: string
   image: string
   labels: Readonly<Record<string, string>>
+  /** The event's `exitCode` attribute (events have it; a `label` filter may name it, as any attribute). */
+  exitCode?: number
+  /** The event's `sh_hyper_instancetype` attribute. */
+  instanceType?: string
+}
+
+/**
+ * The value of one of an event's `Actor.Attributes`, which is what Docker's `label` filter matches (the daemon's
+ * `matchLabels(ev.Actor.Attributes)`): the labels, with the built-in attributes written over them (`name=web` matches
+ * the container named web, and a label called `name` is not seen). Undefined when the event has no such attribute.
+ */
+function attribute(s: FilterSubject, key: string): string | undefined {
+  switch (key) {
+    case 'name':
+      return s.name
+    case 'image':
+      return s.image
+    case 'exitCode':
+      return s.exitCode === undefined ? (Object.hasOwn(s.labels, key) ? s.labels[key] : undefined) : String(s.exitCode)
+    case 'sh_hyper_instancetype':
+      return s.instanceType ?? (Object.hasOwn(s.labels, key) ? s.labels[key] : undefined)
+    default:
+      return Object.hasOwn(s.labels, key) ? s.labels[key] : undefined
+  }
 }
 
 /** A filter compiled once at connect. `kinds` lets the event log index subscribers by action. */
@@ -175,7 +199,11 @@ export function compileFilters(filters: Filters): CompiledFilter {
       return eq < 0 ? { key: l, value: undefined } : { key: l.slice(0, eq), value: l.slice(eq + 1) }
     })
     tests.push((s) =>
-      wanted.length > 0 && wanted.every(({ key, value }) => Object.hasOwn(s.labels, key) && (value === undefined || s.labels[key] === value)),
+      wanted.length > 0 &&
+      wanted.every(({ key, value }) => {
+        const v = attribute(s, key)
+        return v !== undefined && (value === undefined || v === value)
+      }),
     )
   }
   return {

@@ -68,7 +68,7 @@ for (const w of WAYS) {
         fc.asyncProperty(pushArgs, fc.boolean(), async ({ name, how, tag, version }, withAuth) => {
           const path = `${version}/images/${inPath(name, how)}/push${tag !== undefined ? `?tag=${encodeURIComponent(tag)}` : ''}`
           const a = await way.request(path, { method: 'POST', headers: withAuth ? { 'x-registry-auth': rightAuth } : {} })
-          checkAnswer(a, { what: `POST ${path} (${way.name})`, ndjson: true, fields: ['reference', 'tag', 'name', 'image', 'digest', 'route', 'percent'] })
+          checkAnswer(a, { what: `POST ${path} (${way.name})`, ndjson: true, fields: ['reference', 'tag', 'name', 'image', 'digest', 'route', 'percent', 'version'] })
         }),
         fuzzParams(200),
       )

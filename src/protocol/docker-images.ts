@@ -100,9 +100,9 @@ function referenceGlob(p: string) {
  * timestamp). Every image of the fake is tagged and has no labels, so `dangling=true` and any `label` match none.
  * Like Docker's `Args.Get`, an object's keys count whatever their booleans (`{"reference":{"nginx":false}}` is nginx),
  * except for `dangling`, read as Docker's `GetBoolOrDefault` reads it. Unknown names and values Docker refuses are a
- * 400 naming what is allowed.
+ * 400 naming what is allowed. `image` selects images; `reference` selects which of an image's tags and digests match.
  */
-function imageFilter(svc: Service, raw: string | undefined): (repository: string, tag: string, image: Image) => boolean {
+function imageFilter(svc: Service, raw: string | undefined): { image: (image: Image) => boolean; reference: (ref: string) => boolean } {
   const args = {
     names: IMAGE_FILTER_NAMES,
     unknown: (name: string) => `invalid filter '${name}': GET /images/json takes the filters ${IMAGE_FILTER_NAMES.join(', ')}.`,
@@ -128,16 +128,33 @@ function imageFilter(svc: Service, raw: string | undefined): (repository: string
   const before = bound('before')
   const since = bound('since')
   // Never dangling (an image of the fake always has a tag), never labelled.
-  if (danglingOnly || f.label) return () => false
-  const patterns = (f.reference ?? []).map((v) => {
-    const { repository, tag } = splitReference(familiarName(v))
-    return { repo: referenceGlob(repository), tag: tag === undefined ? undefined : referenceGlob(tag) }
-  })
-  return (repository, tag, image) =>
-    (patterns.length === 0 || patterns.some((p) => p.repo.test(repository) && (p.tag === undefined || p.tag.test(tag)))) &&
-    (before === undefined || image.created < before) &&
-    (since === undefined || image.created > since) &&
-    until.every((u) => image.created < u)
+  if (danglingOnly || f.label) return { image: () => false, reference: () => false }
+  const patterns = (f.reference ?? []).map((v) => referenceGlob(familiarName(v)))
+  // Docker's reference.FamiliarMatch: the whole reference (`repo:tag`, `repo@sha256:...`), else its repository.
+  const reference = (ref: string) => patterns.length === 0 || patterns.some((p) => p.test(ref) || p.test(splitReference(ref).repository))
+  const image = (i: Image) => (before === undefined || i.created < before) && (since === undefined || i.created > since) && until.every((u) => i.created < u)
+  return { image, reference }
+}
+
+/**
+ * `GET /images/json`, as daemon/images/image_list.go lists: an image shows when one of its references, a tag or a
+ * digest, matches the `reference` filter, with only the matching ones (`docker images REPO` prints a row for each
+ * repository they name), newest first.
+ */
+function listImages(svc: Service, filters: string | undefined): ProtoResponse {
+  const filter = imageFilter(svc, filters)
+  const seen = new Set<Image>()
+  const out = []
+  for (const { image } of svc.images.list()) {
+    if (seen.has(image)) continue
+    seen.add(image)
+    if (!filter.image(image)) continue
+    const s = summary(svc, image)
+    const RepoTags = s.RepoTags.filter(filter.reference)
+    const RepoDigests = s.RepoDigests.filter(filter.reference)
+    if (RepoTags.length > 0 || RepoDigests.length > 0) out.push({ ...s, RepoDigests, RepoTags })
+  }
+  return json(200, out.sort((a, b) => b.Created - a.Created))
 }
 
 const IMAGE_JSON = /^\/images\/(.+)\/json$/
@@ -146,19 +163,7 @@ const IMAGE_TAG = /^\/images\/(.+)\/tag$/
 /** `GET /images/json`, `GET /images/{name}/json`, `POST /images/{name}/tag`. Undefined for other paths. */
 export function handleImages(svc: Service, req: ProtoRequest, target: Target): ProtoResponse | undefined {
   const { path } = target
-  if (path === '/images/json' && req.method === 'GET') {
-    const matches = imageFilter(svc, target.query.get('filters'))
-    const seen = new Set<Image>()
-    const out = []
-    for (const { repository, tag, image } of svc.images.list()) {
-      if (seen.has(image) || !matches(repository, tag, image)) continue
-      seen.add(image)
-      const s = summary(svc, image)
-      // `docker images REPO` lists only the matching tags of an image.
-      out.push({ ...s, RepoTags: s.RepoTags.filter((rt) => matches(splitReference(rt).repository, splitReference(rt).tag!, image)) })
-    }
-    return json(200, out.sort((a, b) => b.Created - a.Created))
-  }
+  if (path === '/images/json' && req.method === 'GET') return listImages(svc, target.query.get('filters'))
   const ij = IMAGE_JSON.exec(path)
   if (ij && req.method === 'GET') return json(200, inspect(svc, resolveOrThrow(svc, decode(ij[1])).image))
   const it = IMAGE_TAG.exec(path)

@@ -1,6 +1,8 @@
 import type { FaultAction, FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
-import { PushReset, startPush } from '../service/push'
+import { pushReferenceProblem } from '../service/images'
+import { PushReset, pushedByIdProblem, pushTarget, startPush } from '../service/push'
+import { familiarName } from './docker-images'
 import { connectLatency, findAction as find, refusalResponse } from './faults'
 import { jsonError } from './http'
 import { TransportReset, type ProtoRequest, type ProtoResponse } from './types'
@@ -42,20 +44,29 @@ async function* dribbled(svc: Service, req: ProtoRequest, lines: AsyncIterable<s
   }
 }
 
-/** `POST /images/{name}/push`. */
+/**
+ * `POST /images/{name}/push`. `name` is read as image inspect reads it (familiarName: the CLI sends Docker Hub names as
+ * `docker.io/library/nginx`). A reference the daemon refuses, or an image id, is answered before fault rules are
+ * consulted: it names no image a rule could match, and a refused push changes nothing.
+ */
 export async function pushRoute(svc: Service, req: ProtoRequest, name: string, tag: string | undefined): Promise<ProtoResponse> {
   const client = req.headers['x-dockside-client']
   const verdict = svc.rateLimit.check('push', client ?? req.remoteAddress ?? 'local')
   if (!verdict.allowed) return refusalResponse(429, verdict.message, verdict.retryAfter)
-  const image = tag ? `${name}:${tag}` : name
-  const decisions = svc.faults.decideAll('push', { route: `/images/${name}/push`, image, client })
+  // Checked as sent, so the message names what the client wrote.
+  const problem = pushReferenceProblem(name, tag)
+  if (problem) return jsonError(400, problem)
+  const target = pushTarget(familiarName(name), tag)
+  const byId = pushedByIdProblem(svc.images, target)
+  if (byId) return jsonError(404, byId)
+  const decisions = svc.faults.decideAll('push', { route: `/images/${name}/push`, image: target.ref, client })
   const reply = find(decisions, 'reply')?.action
   if (reply) return refusalResponse(reply.status, reply.message, reply.retryAfter)
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected latency')
   const fault = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))?.action as Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }> | undefined
   const start = startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
-    { name, tag, authHeader: req.headers['x-registry-auth'], signal: req.signal, fault },
+    { name: target.ref, authHeader: req.headers['x-registry-auth'], signal: req.signal, fault },
   )
   if (start.kind === 'not-found') return jsonError(404, start.message)
   if (start.kind === 'invalid') return jsonError(400, start.message)

@@ -55,11 +55,19 @@ export function splitReference(ref: string): { repository: string; tag: string |
 const REPO = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/
 const TAG = /^[\w][\w.-]{0,127}$/
 
-/** Why `name` (with an optional separate `tag`) is not a reference a push can take, or undefined when it is. */
+const EXAMPLE = 'e.g. "localhost:5000/team/app:1.0"'
+
+/**
+ * Why `name` (with an optional separate `tag`) is not a reference a push can take, or undefined when it is. As the
+ * daemon's reference.ParseNormalizedNamed, which refuses a bare 64-hex id and an empty tag after the colon; an empty
+ * `tag` query is no tag.
+ */
 export function pushReferenceProblem(name: string, tag: string | undefined): string | undefined {
-  if (name.includes('@')) return `cannot push a digest reference "${name}": push by repository and tag, e.g. "localhost:5000/team/app:1.0".`
+  if (name.includes('@')) return `cannot push a digest reference "${name}": push by repository and tag, ${EXAMPLE}.`
+  if (/^[a-f0-9]{64}$/.test(name)) return `invalid repository name (${name}), cannot specify 64-byte hexadecimal strings: push by repository and tag, ${EXAMPLE}.`
   const { repository, tag: nameTag } = splitReference(name)
-  if (!REPO.test(repository)) return `invalid reference format "${name}": expected lower-case [host[:port]/]path[:tag], e.g. "localhost:5000/team/app:1.0".`
+  if (!REPO.test(repository)) return `invalid reference format "${name}": expected lower-case [host[:port]/]path[:tag], ${EXAMPLE}.`
+  if (nameTag === '') return `invalid reference format "${name}": the tag after ":" is empty; expected lower-case [host[:port]/]path[:tag], ${EXAMPLE}.`
   for (const t of [nameTag, tag]) {
     if (t !== undefined && t !== '' && !TAG.test(t)) return `invalid tag format "${t}": expected up to 128 characters of [A-Za-z0-9_.-], not starting with "." or "-".`
   }

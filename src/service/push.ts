@@ -5,7 +5,7 @@ import { authorize, decodeRegistryAuth, maskAuth, type AuthConfig } from './auth
 import type { Image, Images, Layer } from './images'
 import { pushReferenceProblem, splitReference } from './images'
 import type { Journal } from './journal'
-import { registryHost, type Registries } from './registries'
+import { qualifiedName, registryHost, type Registries } from './registries'
 import type { PushBoard, PushTrack } from './push-board'
 
 export interface PushDeps {
@@ -103,6 +103,36 @@ const TICK_MS = 100
 /** Characters of progress lines a push gathers from ticks skipped to at once before it hands them on. */
 const CHUNK_BYTES = 64 * 1024
 
+/** What a push names: a repository and the tag to push, or none for every tag. */
+export interface PushTarget {
+  repository: string
+  tag: string | undefined
+  /** `repository:tag`, or the repository alone: what the push reports and fault rules match as `image`. */
+  ref: string
+}
+
+/**
+ * The repository and tag of a valid push reference (pushReferenceProblem). The `tag` query wins over a tag in the
+ * name, as the daemon's reference.WithTag replaces it; an empty query is no tag. A registry port is not a tag.
+ */
+export function pushTarget(name: string, tag: string | undefined): PushTarget {
+  const { repository, tag: nameTag } = splitReference(name)
+  const wanted = tag || nameTag
+  return { repository, tag: wanted, ref: wanted ? `${repository}:${wanted}` : repository }
+}
+
+/**
+ * The 404 message when a push names an image by its id (`sha256:<hex>`), else undefined. A push reads tags only: the
+ * daemon parses `sha256:<hex>` as repository docker.io/library/sha256 with tag `<hex>`, which no image has, and
+ * answers not found ("tag does not exist: sha256:<hex>"), not a 400: the reference itself is well formed.
+ */
+export function pushedByIdProblem(images: Images, target: PushTarget): string | undefined {
+  // Only `sha256:<hex>` is a repository and tag that images.resolve() also reads as an id: other pushes look nothing up.
+  if (target.repository !== 'sha256' || !target.tag) return undefined
+  if (images.tagsOf(target.repository).includes(target.tag) || !images.resolve(target.ref)) return undefined
+  return `No such image: ${target.ref}: a push takes a repository and tag, not an image id; tag the image first, e.g. docker tag ${target.ref} localhost:5000/team/app:1.0, then push that.`
+}
+
 /**
  * Starts a push: resolves the image and tags, then returns the progress stream.
  * The stream is paced by the clock; nothing reaches the registry until a tag's push completes.
@@ -110,13 +140,15 @@ const CHUNK_BYTES = 64 * 1024
 export function startPush(deps: PushDeps, req: PushRequest): PushStart {
   const problem = pushReferenceProblem(req.name, req.tag)
   if (problem) return { kind: 'invalid', message: problem }
-  const { repository, tag: nameTag } = splitReference(req.name)
-  const wanted = req.tag || nameTag
-  const tags = wanted ? [wanted] : deps.images.tagsOf(repository)
-  const resolved = tags.map((t) => ({ tag: t, image: deps.images.resolve(`${repository}:${t}`) }))
-  if (resolved.length === 0 || resolved.some((r) => !r.image)) {
-    return { kind: 'not-found', message: `No such image: ${wanted ? `${repository}:${wanted}` : repository}` }
-  }
+  const target = pushTarget(req.name, req.tag)
+  const byId = pushedByIdProblem(deps.images, target)
+  if (byId) return { kind: 'not-found', message: byId }
+  const { repository } = target
+  const known = deps.images.tagsOf(repository)
+  const tags = target.tag ? [target.tag] : known
+  // By tag only, never by id (pushedByIdProblem).
+  const resolved = tags.map((t) => ({ tag: t, image: known.includes(t) ? deps.images.resolve(`${repository}:${t}`) : undefined }))
+  if (resolved.length === 0 || resolved.some((r) => !r.image)) return { kind: 'not-found', message: `No such image: ${target.ref}` }
   const host = registryHost(repository)
   const decoded = decodeRegistryAuth(req.authHeader)
   const auth: AuthConfig | undefined = decoded && !('invalid' in decoded) ? decoded : undefined
@@ -162,7 +194,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
     const faultDue = () =>
       fault !== undefined && (fault.afterBytes !== undefined ? bytes >= fault.afterBytes : layersDone >= fault.afterLayer)
 
-    yield status(`The push refers to repository [${repository}]`)
+    yield status(`The push refers to repository [${qualifiedName(repository)}]`)
     for (const { tag, image } of resolved as { tag: string; image: Image }[]) {
       const layers = [...image.layers].reverse()
       let chunk = layers.map((l) => layerLine('Preparing', l.shortId)).join('')

@@ -55,6 +55,16 @@ export function registryHost(repository: string): string {
   return repository.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost') ? first : 'docker.io'
 }
 
+/**
+ * A repository as the daemon names it in "The push refers to repository [...]" (reference.Name()): Docker Hub's
+ * fully qualified, `docker.io/myuser/app` and `docker.io/library/nginx`; any other registry's as it is. The fake
+ * stores Docker Hub repositories as people write them (`nginx`), as RepoTags and RepoDigests show them.
+ */
+export function qualifiedName(repository: string): string {
+  if (registryHost(repository) !== 'docker.io' || repository.startsWith('docker.io/')) return repository
+  return `docker.io/${repository.includes('/') ? '' : 'library/'}${repository}`
+}
+
 const AUTH_NAMES: Record<RegistryAuth['kind'], string> = { open: 'open', basic: 'basic auth', token: 'token auth' }
 
 export function createRegistries(): Registries {

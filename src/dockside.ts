@@ -112,11 +112,11 @@ export interface Dockside extends AsyncDisposable {
    * @example await fake.apply({ timeline: [{ at: '30s', restart: true }] }, { from: 'now' })
    */
   apply(scenario: Scenario | unknown, options?: { from?: 'start' | 'now' }): Promise<void>
-  /** A maintenance restart: closes every events socket with 1001; returns how many. */
+  /** A maintenance restart: closes every events websocket with 1001 and ends every `GET /events` stream; returns how many. */
   restart(): number
-  /** Closes every events socket with `code` and `reason`; returns how many. */
+  /** Closes every events websocket with `code` and `reason` and ends every `GET /events` stream; returns how many. */
   closeSockets(code: number, reason: string): number
-  /** Ends every events socket with no close frame (clients see 1006); returns how many. */
+  /** Ends every events websocket with no close frame (clients see 1006) and resets every `GET /events` stream; returns how many. */
   dropSockets(): number
   /** Back to the scenario's start: same seed, fresh clock, state, faults, journal, overrides and request log. Live sockets close with 1012. */
   reset(): Promise<void>

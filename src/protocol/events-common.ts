@@ -2,7 +2,7 @@
 // fault replies), replay-then-follow of the event log, and per-event pacing.
 import type { FaultDecision } from '../faults/plan'
 import { InvalidInputError } from '../service/errors'
-import type { ServiceEvent, Subscriber } from '../service/events'
+import { msToNano, type ServiceEvent, type Subscriber } from '../service/events'
 import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
 import { compileFilters, parseFilters, type CompiledFilter } from '../service/filters'
@@ -100,7 +100,10 @@ export function follow(svc: Service, q: EventsQuery, subscriber: Subscriber, onU
   }
   const untilMs = Number(q.until / 1_000_000n)
   const now = svc.clock.now()
-  if (q.until < BigInt(Math.floor(now)) * 1_000_000n) {
+  // An `until` that is not after now ends the stream at once, after the replay: Docker waits `until - now`, nothing
+  // here. A timer of no delay would instead wait for the next advance of a virtual clock (`until` = the clock's time
+  // stayed open until the clock moved).
+  if (q.until <= msToNano(now)) {
     onUntil()
     return () => {}
   }

@@ -8,9 +8,19 @@ import { jsonError, type Target } from './http'
 import { BACKLOG_CLOSE_CODE, backlogReason, resolveLimits, type ProtocolLimits } from './limits'
 import type { ProtoRequest, ProtoResponse } from './types'
 import { parseEventsQuery, sinceGone, follow, unfollow, nextSocketId, admit, paced } from './events-common'
+import type { createHub, LiveStream } from './socket-hub'
 
-/** Docker's `GET /events`: the same events as JSON lines over a chunked HTTP response. */
-export async function eventsStream(svc: Service, req: ProtoRequest, target: Target, limits: ProtocolLimits = resolveLimits()): Promise<ProtoResponse> {
+/** What a stream needs of the hub: to be in it while it is open. */
+type StreamHub = Pick<ReturnType<typeof createHub>, 'addStream' | 'deleteStream'>
+
+/** Why a stream cut by `dropAll()` (a drop of every socket) ended, in the delivery report. */
+const STREAM_DROPPED = 'events stream dropped: the connection was reset with no clean end'
+
+/**
+ * Docker's `GET /events`: the same events as JSON lines over a chunked HTTP response. With `hub`, the stream is one of
+ * the fake's live connections: a maintenance restart or `closeAll` ends it cleanly, `dropAll` cuts it.
+ */
+export async function eventsStream(svc: Service, req: ProtoRequest, target: Target, limits: ProtocolLimits = resolveLimits(), hub?: StreamHub): Promise<ProtoResponse> {
   const q = parseEventsQuery(req, target)
   const { key, response, decisions } = admit(svc, req, target, q)
   if (response) return response
@@ -25,7 +35,8 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
   const latency = find(decisions, 'latency')
   const format = svc.options.timeFormat
   const id = nextSocketId(svc)
-  // Ends the connection at once when the client falls more than maxBacklog behind (the transport may be waiting for it to read).
+  // Ends the connection at once, even while the transport waits for the client to read: a client more than maxBacklog
+  // behind, or a drop of every socket (see `live.drop`).
   const abort = new AbortController()
   async function* lines(): AsyncGenerator<string> {
     const queue: ServiceEvent[] = []
@@ -42,19 +53,77 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
     let how = 'server' as 'server' | 'client' | 'drop'
     let ended = { code: 1000, reason: 'stream ended' }
     let stop = () => {}
+    const timers = new Set<TimerHandle>()
     const overflow = () => {
       overflowed = true
       svc.journal.record('stream.backlog', { socket: id, client: key, backlog: queued, limit: limits.maxBacklog, sent })
       ended = { code: BACKLOG_CLOSE_CODE, reason: backlogReason(limits.maxBacklog) }
       svc.deliveries.closed(key, id, 'server', ended.code, ended.reason)
+      hub?.deleteStream(live)
       queue.length = 0
       queued = 0
       stop()
       abort.abort()
       poke()
     }
+    /** Takes the queued events the stream may still send (a close-after-N fault caps them), counted as sent. */
+    const take = () => {
+      const limit = ending && ending.action.afterMessages > 0 ? ending.action.afterMessages - sent : Infinity
+      const batch = queue.splice(0).slice(0, limit)
+      queued = 0
+      for (const e of batch) svc.deliveries.sent(key, id, e)
+      sent += batch.length
+      return batch.map((e) => e.dockerLine(format)).join('')
+    }
+    /** Set when the hub closed the stream: its last lines, then the clean end. */
+    let last: string | undefined
+    /** Set when the hub dropped the stream: a reset, nothing more. */
+    let cut = false
+    /** Waiting for an event (not for the transport to take a chunk). */
+    let parked = false
+    let stopTimer = () => {}
+    /** The hub's close or drop: from now on nothing reaches the stream, and the report says so at once (as for a websocket). */
+    const shut = (by: 'server' | 'drop', code: number, reason: string) => {
+      hub?.deleteStream(live)
+      stop()
+      stopTimer()
+      for (const t of timers) t.cancel()
+      how = by
+      ended = { code, reason }
+      done = true
+      svc.deliveries.closed(key, id, by, code, reason)
+    }
+    const live: LiveStream = {
+      id,
+      client: q.client,
+      close(code, reason) {
+        if (last !== undefined || cut || overflowed) return
+        // HTTP has no close code: the response ends cleanly, as a daemon restart ends it. The lines already queued go
+        // first, as a websocket's frames come before its close frame, and count as sent before the close is reported.
+        last = take()
+        shut('server', code, reason)
+        poke()
+      },
+      drop() {
+        if (last !== undefined || cut || overflowed) return
+        cut = true
+        queue.length = 0
+        queued = 0
+        shut('drop', 1006, STREAM_DROPPED)
+        // Waiting for an event: the stream throws the reset itself (its reason reaches in-process clients). Waiting for
+        // the client to read what the transport holds: end the connection now, as for a client too far behind.
+        if (parked) poke()
+        else abort.abort()
+      },
+    }
     svc.deliveries.opened(key, id, 'stream', q.since, req.signal)
-    const timers = new Set<TimerHandle>()
+    // In the hub before the replay: a close fault or `until` reached during it takes the stream out again.
+    hub?.addStream(live)
+    const finish = () => {
+      hub?.deleteStream(live)
+      done = true
+      poke()
+    }
     let replaying = true
     if (!stall) {
       const following = follow(svc, q, {
@@ -63,7 +132,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
           svc,
           latency,
           (e) => {
-            if (overflowed) return
+            if (overflowed || cut || last !== undefined) return
             queue.push(e)
             // The replay of `since` is bounded by retention and not counted: only live events can pile up without end.
             if (!replaying && (queued += e.dockerLine(format).length) > limits.maxBacklog) overflow()
@@ -71,21 +140,14 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
           },
           timers,
         ),
-      }, () => {
-        done = true
-        poke()
-      })
+      }, finish)
       stop = () => unfollow(svc, following)
     }
     replaying = false
-    const onAbort = () => {
-      done = true
-      poke()
-    }
+    const onAbort = finish
     req.signal.addEventListener('abort', onAbort, { once: true })
     // A reset or close of the fake disposes this service's clock: the stream ends instead of waiting forever.
     svc.clock.lifetime.addEventListener('abort', onAbort, { once: true })
-    let stopTimer = () => {}
     try {
       // An empty first chunk makes the transport flush headers before the first event.
       yield ''
@@ -99,20 +161,23 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
         // HTTP has no close code: the stream ends cleanly, and the report keeps the fault's code and reason.
         if (a.kind === 'close') ended = { code: a.code, reason: a.reason }
       }
-      if (ending && ending.action.afterMessages === 0 && ending.action.afterTimeMs === undefined) return strikeNow()
       let struck = false
-      const timer = ending?.action.afterTimeMs !== undefined ? svc.clock.schedule(ending.action.afterTimeMs, () => ((struck = true), (done = true), poke())) : undefined
-      stopTimer = () => timer?.cancel()
+      // The hub may have closed or dropped the stream while the transport flushed the headers: the loop ends it.
+      if (!cut && last === undefined) {
+        if (ending && ending.action.afterMessages === 0 && ending.action.afterTimeMs === undefined) return strikeNow()
+        const timer = ending?.action.afterTimeMs !== undefined ? svc.clock.schedule(ending.action.afterTimeMs, () => ((struck = true), (done = true), poke())) : undefined
+        stopTimer = () => timer?.cancel()
+      }
       while (true) {
-        if (overflowed) throw new TransportReset(ended.reason)
+        if (overflowed || cut) throw new TransportReset(ended.reason)
+        if (last !== undefined) {
+          if (last) yield last
+          return
+        }
         if (struck) return strikeNow()
         if (queue.length) {
-          const limit = ending && ending.action.afterMessages > 0 ? ending.action.afterMessages - sent : Infinity
-          const batch = queue.splice(0).slice(0, limit)
-          queued = 0
-          for (const e of batch) svc.deliveries.sent(key, id, e)
-          sent += batch.length
-          if (batch.length) yield batch.map((e) => e.dockerLine(format)).join('')
+          const text = take()
+          if (text) yield text
           if (ending && ending.action.afterMessages > 0 && sent >= ending.action.afterMessages) return strikeNow()
           continue
         }
@@ -120,14 +185,18 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
           if (req.signal.aborted) how = 'client'
           return
         }
+        parked = true
         await new Promise<void>((r) => (wake = r))
+        parked = false
       }
     } finally {
+      hub?.deleteStream(live)
       stop()
       stopTimer()
       for (const t of timers) t.cancel()
       req.signal.removeEventListener('abort', onAbort)
       svc.clock.lifetime.removeEventListener('abort', onAbort)
+      // Once per connection: a close the hub already reported is not reported again.
       svc.deliveries.closed(key, id, how, how === 'drop' ? 1006 : ended.code, how === 'client' ? 'client went away' : ended.reason)
     }
   }

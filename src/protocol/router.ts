@@ -141,7 +141,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
         } else if (target.path === '/events/ws') {
           res = jsonError(400, 'GET /events/ws is a websocket endpoint: send an Upgrade: websocket request.')
         } else if (target.path === '/events' && req.method === 'GET') {
-          res = await eventsStream(svc, req, target, limits)
+          res = await eventsStream(svc, req, target, limits, hub)
         } else if (target.path.startsWith('/_dockside/') || target.path === '/_dockside') {
           const refusal = await guardAdmin(req, host.access?.() ?? noAccess)
           res = refusal ? (refusal.granted ? refusal.response : refused(req, target.path, refusal)) : await handleAdmin(svc, host, hub, req, target, { overrides, requests })

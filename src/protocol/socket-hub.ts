@@ -1,4 +1,4 @@
-// The live events sockets of one fake, and the closes that reach all of them.
+// The live events sockets and Docker `GET /events` streams of one fake, and the closes that reach all of them.
 import { checkCloseCode } from '../service/close-code'
 import type { Service } from '../service/service'
 import { type CompiledFilter } from '../service/filters'
@@ -13,6 +13,19 @@ export interface LiveSocket {
   /** Closes from the server side with a close frame. */
   close(code: number, reason: string): void
   /** Ends the socket with no close frame (the client sees 1006). */
+  drop(): void
+}
+
+/**
+ * A live Docker `GET /events` stream, as the hub tracks it. A restart or a close of every socket reaches it too: the
+ * spec's "closed by the server on a restart for maintenance" holds for `docker events` as for the websocket.
+ */
+export interface LiveStream {
+  readonly id: number
+  readonly client: string | undefined
+  /** Ends the response cleanly, as a daemon restart does (HTTP has no close code: the delivery report keeps it). */
+  close(code: number, reason: string): void
+  /** Cuts the connection with no end of the response, as a crashed server does (the client sees a reset). */
   drop(): void
 }
 
@@ -38,37 +51,50 @@ export function clampCloseReason(reason: string): string {
   return reason
 }
 
-/** The set of live events sockets of one service. */
+/** The live events sockets and Docker events streams of one service. */
 export interface SocketHub {
+  /** The live events websockets (what the admin state and the dashboard list). */
   readonly sockets: ReadonlySet<LiveSocket>
-  /** Closes every live events socket; returns how many were closed. */
+  /** The live Docker `GET /events` streams: every close and drop below reaches them as well. */
+  readonly streams: ReadonlySet<LiveStream>
+  /** Closes every live events socket and ends every events stream cleanly; returns how many (both counted). */
   closeAll(code: number, reason: string): number
-  /** Drops every live events socket with no close frame; returns how many. */
+  /** Drops every live events socket with no close frame and cuts every events stream; returns how many (both counted). */
   dropAll(): number
 }
 
-export function createHub(): SocketHub & { add(s: LiveSocket): void; delete(s: LiveSocket): void } {
+export function createHub(): SocketHub & { add(s: LiveSocket): void; delete(s: LiveSocket): void; addStream(s: LiveStream): void; deleteStream(s: LiveStream): void } {
   const sockets = new Set<LiveSocket>()
+  // Kept apart from `sockets`: the admin state lists websockets with their filters and frames sent.
+  const streams = new Set<LiveStream>()
   return {
     sockets,
+    streams,
     add: (s) => sockets.add(s),
     delete: (s) => sockets.delete(s),
+    addStream: (s) => streams.add(s),
+    deleteStream: (s) => streams.delete(s),
     closeAll(code, reason) {
       // Checked here, the one place every close path goes through (library, admin API, timeline).
       checkCloseCode(code, reason)
+      // Snapshots: each one leaves its set as it closes.
       const all = [...sockets]
+      const ending = [...streams]
       for (const s of all) s.close(code, reason)
-      return all.length
+      for (const s of ending) s.close(code, reason)
+      return all.length + ending.length
     },
     dropAll() {
       const all = [...sockets]
+      const ending = [...streams]
       for (const s of all) s.drop()
-      return all.length
+      for (const s of ending) s.drop()
+      return all.length + ending.length
     },
   }
 }
 
-/** A maintenance restart: closes every events socket with 1001 and journals it; returns how many closed. */
+/** A maintenance restart: closes every events socket with 1001, ends every events stream, and journals it; returns how many. */
 export function maintenanceRestart(svc: Service, hub: SocketHub): number {
   const closed = hub.closeAll(1001, 'server restarting for maintenance; reconnect to continue')
   svc.journal.record('maintenance.restart', { closed })

@@ -33,11 +33,11 @@ export interface TimelineStep {
   stop?: string
   create?: string
   remove?: string
-  /** A maintenance restart: every events socket is closed with 1001. */
+  /** A maintenance restart: every events websocket is closed with 1001, every `GET /events` stream ended. */
   restart?: boolean
-  /** Close every events socket with this code and reason. */
+  /** Close every events websocket with this code and reason, and end every `GET /events` stream. */
   close?: { code: number; reason?: string }
-  /** End every events socket with no close frame (clients see 1006). */
+  /** End every events websocket with no close frame (clients see 1006) and reset every `GET /events` stream. */
   drop?: boolean
   /** Add these fault rules at this time (their `from`/`until` count from the clock's start). */
   faults?: FaultRule[]

@@ -229,4 +229,18 @@ export const dockerCases: Case[] = [
       await imageReader.cancel()
     },
   },
+  {
+    name: "a request line and headers over Node's 16 KiB limit are a 431 the fake never sees, on HTTP and the websocket",
+    async run({ fake, h }) {
+      const under = await h.fetch(`/_ping?pad=${'x'.repeat(15_000)}`)
+      expect([under.status, await under.text()]).toEqual([200, 'OK'])
+      const over = await h.fetch(`/_ping?pad=${'x'.repeat(17_000)}`)
+      expect(over.status).toBe(431)
+      expect(((await over.json()) as { message: string }).message).toMatch(/^Bad request: the request line and headers exceed the 16 KB limit/)
+      const ws = await h.connect(`/events/ws?filters=${enc({ container: Array.from({ length: 2000 }, (_, i) => `c${i}`) })}`)
+      expect(ws.status).toBe(431)
+      expect(fake.requests.list().map((r) => r.url.length)).toEqual([`/_ping?pad=${'x'.repeat(15_000)}`.length])
+      expect(fake.journal.ofType('ws.open')).toHaveLength(0)
+    },
+  },
 ]

@@ -1,5 +1,6 @@
 import { FieldError } from '../service/errors'
 import { checkCloseCode } from '../service/close-code'
+import { familiarName } from '../service/images'
 import type { Filters } from '../service/filters'
 import { toMs, type Duration } from '../time/duration'
 
@@ -16,9 +17,18 @@ export const FAULT_SITES: readonly FaultSite[] = ['events', 'push']
 
 /** What a rule matches beyond its site; every given field must match. */
 export interface FaultMatch {
-  /** Request path without the `/v1.xx` prefix: exact, or a prefix ending in `*` (`/images/*`). */
+  /**
+   * Request path without the `/v1.xx` prefix, as the client sent it: exact, or a prefix ending in `*` (`/images/*`).
+   * Names in it are not normalised: the docker CLI's push of `nginx` is `/images/docker.io/library/nginx/push`,
+   * dockerode's `/images/nginx/push`. A path is what a route rule is for (a prefix such as `/images/docker.io/*` picks
+   * the pushes sent that way); to match an image however it is spelled, use `image`.
+   */
   route?: string
-  /** Image name (push), exact or without its tag. */
+  /**
+   * Image name (push), exact or without its tag. Docker Hub names match however they are spelled, as the push route
+   * reads them: `docker.io/library/nginx:latest` (as the docker CLI pushes it), `nginx:latest` and `nginx` all match a
+   * push of `nginx:latest`.
+   */
   image?: string
   /** Container name or id: a push never matches; an events client matches when its `container` filter names it. */
   container?: string
@@ -212,7 +222,7 @@ export function matches(m: FaultMatch | undefined, c: FaultContext): boolean {
     if (c.route === undefined) return false
     if (m.route.endsWith('*') ? !c.route.startsWith(m.route.slice(0, -1)) : c.route !== m.route) return false
   }
-  if (m.image !== undefined && c.image !== m.image && c.image?.replace(/:[^:/]+$/, '') !== m.image) return false
+  if (m.image !== undefined && !imageMatches(m.image, c.image)) return false
   if (m.client !== undefined && c.client !== m.client) return false
   if (m.container !== undefined && !(c.filters?.container ?? []).includes(m.container)) return false
   if (m.filters !== undefined) {
@@ -223,6 +233,18 @@ export function matches(m: FaultMatch | undefined, c: FaultContext): boolean {
   }
   if (m.reconnect !== undefined && Boolean(c.reconnect) !== m.reconnect) return false
   return true
+}
+
+/**
+ * A rule's `match.image` against the pushed image, exact or without the image's tag. Both are read as the push route
+ * reads names (familiarName: `docker.io/library/nginx` is `nginx`), so a rule written as the CLI pushes an image
+ * matches; the rule itself is kept as written (its table and toJSON show what the user gave).
+ */
+function imageMatches(rule: string, image: string | undefined): boolean {
+  if (image === undefined) return false
+  const want = familiarName(rule)
+  const have = familiarName(image)
+  return have === want || have.replace(/:[^:/]+$/, '') === want
 }
 
 /** A short text of a rule's action, for tables. */

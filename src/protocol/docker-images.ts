@@ -1,21 +1,13 @@
 import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
 import { parseFilterArgs } from '../service/filters'
 import { parseTimestamp } from './events-common'
-import { splitReference, type Image } from '../service/images'
+import { familiarName, splitReference, type Image } from '../service/images'
+
+export { familiarName }
 import type { Service } from '../service/service'
 import { compileGoRegexp, GO_REGEXP_MAX_STATES } from './go-regexp'
 import { json, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
-
-/**
- * Docker Hub names arrive fully qualified from the CLI (`docker.io/library/nginx`); the fake stores
- * them as people write them (`nginx`).
- */
-export function familiarName(name: string): string {
-  const m = /^(?:docker\.io|index\.docker\.io|registry-1\.docker\.io)\/(.+)$/.exec(name)
-  if (!m) return name
-  return m[1].startsWith('library/') && m[1].split('/').length === 2 ? m[1].slice('library/'.length) : m[1]
-}
 
 const decode = (segment: string) => {
   try {

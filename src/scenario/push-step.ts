@@ -1,4 +1,5 @@
 import type { FaultAction } from '../faults/plan'
+import { familiarName } from '../service/images'
 import { pushReferenceProblem, splitReference } from '../service/images'
 import { startPush } from '../service/push'
 import { registryHost } from '../service/registries'
@@ -16,22 +17,26 @@ export const pushStepProblem = (ref: string) => pushReferenceProblem(ref, undefi
  * A timeline step's `push`: the image is pushed from inside the fake, as `POST /images/{name}/push` would push it
  * for a client named "scenario": rate limits and push fault rules apply, progress shows on the dashboard
  * (`svc.pushes`), and the tag is committed to its registry at the end. Runs in the background, on the clock.
+ * The name is read as the route reads `{name}`: `docker.io/library/nginx`, as the docker CLI names it, is `nginx`.
  */
 export function pushStep(svc: Service, ref: string): void {
-  const { repository } = splitReference(ref)
+  const name = familiarName(ref)
+  const { repository } = splitReference(name)
   const refused = (message: string) => {
     svc.journal.record('push.refused', { repository, client: SCENARIO_CLIENT, message })
     svc.pushes.begin(repository, [], registryHost(repository), svc.clock.now()).end('failed', message)
   }
   const verdict = svc.rateLimit.check('push', SCENARIO_CLIENT)
   if (!verdict.allowed) return refused(`429 ${verdict.message}`)
-  const decisions = svc.faults.decideAll('push', { route: `/images/${repository}/push`, image: ref, client: SCENARIO_CLIENT })
+  // The route is the path a client pushing the name as written would send (the route's rules match paths as sent);
+  // the image is the name as the fake stores it, as the route matches it.
+  const decisions = svc.faults.decideAll('push', { route: `/images/${splitReference(ref).repository}/push`, image: name, client: SCENARIO_CLIENT })
   const reply = decisions.find((d) => d.action.kind === 'reply')?.action as Extract<FaultAction, { kind: 'reply' }> | undefined
   if (reply) return refused(`${reply.status} ${reply.message}`)
   const fault = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))?.action as StreamFault | undefined
   const start = startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
-    { name: ref, signal: svc.clock.lifetime, fault },
+    { name, signal: svc.clock.lifetime, fault },
   )
   if (start.kind !== 'stream') throw new Error(start.message)
   void (async () => {

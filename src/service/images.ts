@@ -45,6 +45,16 @@ export interface Images {
   clear(): void
 }
 
+/**
+ * Docker Hub names arrive fully qualified from the CLI (`docker.io/library/nginx`); the fake stores
+ * them as people write them (`nginx`).
+ */
+export function familiarName(name: string): string {
+  const m = /^(?:docker\.io|index\.docker\.io|registry-1\.docker\.io)\/(.+)$/.exec(name)
+  if (!m) return name
+  return m[1].startsWith('library/') && m[1].split('/').length === 2 ? m[1].slice('library/'.length) : m[1]
+}
+
 /** Splits `repo[:tag]` into its parts (a registry port is not a tag). */
 export function splitReference(ref: string): { repository: string; tag: string | undefined } {
   const repository = stripTag(ref)

@@ -135,7 +135,9 @@ export function pushedByIdProblem(images: Images, target: PushTarget): string | 
 
 /**
  * Starts a push: resolves the image and tags, then returns the progress stream.
- * The stream is paced by the clock; nothing reaches the registry until a tag's push completes.
+ * The stream is paced by the clock. A layer's blob reaches the registry as its `Pushed` line goes out, and stays there
+ * whatever happens next, as a real registry keeps every blob whose upload completed; a tag (its manifest) only when the
+ * push of that tag completes.
  */
 export function startPush(deps: PushDeps, req: PushRequest): PushStart {
   const problem = pushReferenceProblem(req.name, req.tag)
@@ -170,6 +172,19 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
     const fault = req.fault
     let layersDone = 0
     let bytes = 0
+    /**
+     * Layers whose `Pushed` line is in the chunk being built. Their blobs land as that chunk is handed on, so that what
+     * the registry holds agrees with what the stream said: a retry after a failure or a cancel reports them `Layer
+     * already exists`, and a layer whose `Pushed` line never went out (cut by `truncate`, not reached before
+     * `afterBytes`, or held back by a client already gone) is pushed again.
+     */
+    let landing: Layer[] = []
+    const handOn = (text: string): string => {
+      // A client already gone never gets the chunk (the way in drops it), nor does it see those lines.
+      if (!req.signal.aborted) for (const l of landing) deps.registries.storeBlob(host, l.digest)
+      landing = []
+      return text
+    }
     const fail = (message: string) => {
       deps.journal.record('push.failed', { repository, registry: host, message })
       track?.end('failed', message)
@@ -178,17 +193,21 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
     /** The fault strikes after `chunk`: an error line, a reset, half a line then a reset, or silence. */
     async function* strike(chunk: string): AsyncGenerator<string> {
       const f = fault!
-      if (f.kind === 'error') return yield chunk + fail(f.message)
+      if (f.kind === 'error') return yield handOn(chunk) + fail(f.message)
       deps.journal.record('push.failed', { repository, registry: host, fault: f.kind, layersDone, bytes })
       track?.end('failed', `${f.kind === 'stall' ? 'stalled' : f.kind === 'truncate' ? 'truncated mid-line' : 'connection reset'} by an injected fault after ${layersDone} layers`)
       if (f.kind === 'stall') {
-        yield chunk
+        yield handOn(chunk)
         // Silence until the client leaves, or the fake is reset or closed.
         await untilAborted(req.signal, deps.clock.lifetime)
         return
       }
-      if (f.kind === 'truncate') yield truncateLast(chunk)
-      else yield chunk
+      if (f.kind === 'truncate') {
+        // Half of the last line goes out: when that is a layer's `Pushed` line, the layer was never reported pushed.
+        const last = landing.at(-1)
+        if (last && chunk.endsWith(layerLine('Pushed', last.shortId))) landing.pop()
+        yield handOn(truncateLast(chunk))
+      } else yield handOn(chunk)
       throw new PushReset(`push ${f.kind === 'truncate' ? 'truncated mid-line' : 'reset'} by an injected fault`)
     }
     const faultDue = () =>
@@ -222,7 +241,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
         // One tick of clock time per step. Under the auto clock a tick it skips to at once adds its lines to the
         // chunk of the ticks before it (up to CHUNK_BYTES): what is due in one turn goes out as one chunk.
         if (!deps.clock.skipWait(TICK_MS, req.signal)) {
-          if (chunk) yield chunk
+          if (chunk) yield handOn(chunk)
           chunk = ''
           if (!(await deps.clock.sleep(TICK_MS, req.signal))) {
             deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes })
@@ -242,6 +261,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
           if (fault?.afterBytes !== undefined && faultDue()) return yield* strike(chunk)
           if (now >= l.size) {
             chunk += layerLine('Pushed', l.shortId)
+            landing.push(l)
             active.splice(active.indexOf(l), 1)
             layersDone++
             if (faultDue()) return yield* strike(chunk)
@@ -250,11 +270,11 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
           }
         }
         if (chunk.length >= CHUNK_BYTES) {
-          yield chunk
+          yield handOn(chunk)
           chunk = ''
         }
       }
-      if (chunk) yield chunk
+      if (chunk) yield handOn(chunk)
       // The client may have left while the last chunk was on its way: a push whose client has left is cancelled,
       // whatever comes next (a clock advance ordered after the disconnect included), and never commits its tag.
       if (req.signal.aborted) {

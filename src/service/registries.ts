@@ -44,7 +44,12 @@ export interface Registries {
   /** The registry for `host`, created open if unknown. */
   ensure(host: string): Registry
   list(): Registry[]
-  /** Records a completed push atomically (blobs and manifest together). */
+  /**
+   * Records one layer's blob as its upload completes. A registry keeps a blob whose upload completed whatever
+   * happens to the push after it (a fault, a cancel): only the manifest, the tag, waits for the end (`commit`).
+   */
+  storeBlob(host: string, digest: string): void
+  /** Records a completed push: its manifest (the tag), and the image's blobs should any not be stored yet. */
   commit(host: string, entry: Omit<PushedTag, 'layers'> & { image: Image }): void
   clear(): void
 }
@@ -112,6 +117,10 @@ export function createRegistries(): Registries {
     },
     ensure: (host) => (byHost.has(host) ? api.get(host) : api.add(host)),
     list: () => [...byHost.values()].map(view),
+    storeBlob(host, digest) {
+      api.ensure(host)
+      byHost.get(host)!.blobs.add(digest)
+    },
     commit(host, entry) {
       api.ensure(host)
       const r = byHost.get(host)!

@@ -85,14 +85,24 @@ export function sinceGone(svc: Service, q: EventsQuery): string | undefined {
 }
 
 /**
- * Replays retained events, then follows live ones, until `until` passes or the stream is stopped. `subscriber` is given
- * the events (with the query's filter): an events socket is its own subscriber, so an idle one keeps no closure for it.
- * Returns what stops it: the subscriber itself when it is the log's (remove it with `log.unsubscribe`), else a function.
+ * Where the replay starts, or undefined for none: `since`, else with `until` alone the oldest retained event (0), as
+ * Docker's daemon replays its buffer up to `until` when either bound is given and nothing when neither is
+ * (daemon/events/events.go, loadBufferedEvents). What the log dropped was never asked for, so this is no gap (no 410).
+ * The delivery report owes the client what it replays.
+ */
+export const replaySince = (q: EventsQuery): bigint | undefined => q.since ?? (q.until === undefined ? undefined : 0n)
+
+/**
+ * Replays retained events (from {@link replaySince}), then follows live ones, until `until` passes or the stream is
+ * stopped. `subscriber` is given the events (with the query's filter): an events socket is its own subscriber, so an
+ * idle one keeps no closure for it. Returns what stops it: the subscriber itself when it is the log's (remove it with
+ * `log.unsubscribe`), else a function.
  */
 export function follow(svc: Service, q: EventsQuery, subscriber: Subscriber, onUntil: () => void): Subscriber | (() => void) {
   // Replay and subscription happen in one synchronous step: no event can fall between them or come twice.
-  if (q.since !== undefined) {
-    for (const e of svc.log.betweenNano(q.since, q.until)) if (q.filter.matches(e)) subscriber.deliver(e)
+  const from = replaySince(q)
+  if (from !== undefined) {
+    for (const e of svc.log.betweenNano(from, q.until)) if (q.filter.matches(e)) subscriber.deliver(e)
   }
   if (q.until === undefined) {
     svc.log.subscribe(subscriber)

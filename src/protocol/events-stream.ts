@@ -7,7 +7,7 @@ import { connectLatency, findAction as find } from './faults'
 import { jsonError, type Target } from './http'
 import { BACKLOG_CLOSE_CODE, backlogReason, resolveLimits, type ProtocolLimits } from './limits'
 import type { ProtoRequest, ProtoResponse } from './types'
-import { parseEventsQuery, sinceGone, follow, unfollow, nextSocketId, admit, paced } from './events-common'
+import { parseEventsQuery, sinceGone, follow, unfollow, nextSocketId, admit, paced, replaySince } from './events-common'
 import type { createHub, LiveStream } from './socket-hub'
 
 /** What a stream needs of the hub: to be in it while it is open. */
@@ -116,7 +116,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
         else abort.abort()
       },
     }
-    svc.deliveries.opened(key, id, 'stream', q.since, req.signal)
+    svc.deliveries.opened(key, id, 'stream', replaySince(q), req.signal)
     // In the hub before the replay: a close fault or `until` reached during it takes the stream out again.
     hub?.addStream(live)
     const finish = () => {

@@ -7,7 +7,7 @@ import { connectLatency, findAction as find, untilAborted } from './faults'
 import { errorResponse, jsonError, type Target } from './http'
 import { BACKLOG_CLOSE_CODE, backlogReason, EVENTS_MAX_MESSAGE, resolveLimits, type ProtocolLimits } from './limits'
 import type { ProtoRequest, SocketSession, SocketSink, UpgradeResult } from './types'
-import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, unfollow, nextSocketId, admit, paced } from './events-common'
+import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, unfollow, nextSocketId, admit, paced, replaySince } from './events-common'
 import { clampCloseReason, createHub, type LiveSocket } from './socket-hub'
 
 /** `GET /events/ws`: refuse before the upgrade, or accept and stream frames. */
@@ -166,7 +166,7 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
     const subscriber: Subscriber = latency ? { filter: q.filter, deliver: paced(svc, latency, (e) => this.deliver(e), (this.timers ??= new Set())) } : this
     this.hub.add(this)
     try {
-      svc.deliveries.opened(this.key, this.id, 'ws', q.since, signal)
+      svc.deliveries.opened(this.key, this.id, 'ws', replaySince(q), signal)
       svc.journal.record('ws.open', { socket: this.id, client: this.key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
       maxAges(svc).add(this)
       const gone = sinceGone(svc, q)

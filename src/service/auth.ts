@@ -67,12 +67,17 @@ export function authConfigFrom(json: unknown, what = 'The AuthConfig'): AuthConf
   return out
 }
 
-/** True when `auth` satisfies what the registry requires. */
+/**
+ * True when `auth` satisfies what the registry requires: the one rule for a login (`POST /auth`) and a push, as a
+ * daemon authenticates both the same way. An open registry takes anything; a basic one its username and password; a
+ * token one its token as the password (what a daemon exchanges, with any username, at the registry's token endpoint),
+ * or as the `identitytoken` a login answered or a `registrytoken`. A wrong password is refused by both.
+ */
 export function authorize(required: RegistryAuth, auth: AuthConfig | undefined): boolean {
   if (required.kind === 'open') return true
   if (!auth) return false
   if (required.kind === 'basic') return auth.username === required.username && auth.password === required.password
-  return auth.registrytoken === required.token || auth.identitytoken === required.token
+  return auth.password === required.token || auth.registrytoken === required.token || auth.identitytoken === required.token
 }
 
 /** The AuthConfig with its secrets masked, for the journal and logs. */

@@ -92,11 +92,12 @@ describe('authorize', () => {
     expect(authorize(need, {})).toBe(false)
     expect(authorize(need, undefined)).toBe(false)
   })
-  it('matches a token registry by registrytoken', () => {
+  it('matches a token registry by registrytoken, or the token as the password (as login takes it)', () => {
     const need = { kind: 'token' as const, token: 't0k' }
     expect(authorize(need, { registrytoken: 't0k' })).toBe(true)
     expect(authorize(need, { registrytoken: 'nope' })).toBe(false)
-    expect(authorize(need, { username: 'alice', password: 't0k' })).toBe(false)
+    expect(authorize(need, { username: 'alice', password: 't0k' })).toBe(true)
+    expect(authorize(need, { username: 'alice', password: 'nope' })).toBe(false)
   })
   it('matches a token registry by identitytoken too (what `docker login` keeps after an OAuth login)', () => {
     const need = { kind: 'token' as const, token: 't0k' }

@@ -130,6 +130,8 @@ type Connection = Omit<DeliveryConnection, 'openedAt' | 'closedAt'> & {
   openSeq: number
   closeSeq?: number
   sinceNano?: bigint
+  /** The `until` it asked for: nothing after it is owed through this connection. */
+  untilNano?: bigint
   /** The stretch without a connection that this one ended (none when another connection was open). */
   away?: Away
 }
@@ -156,6 +158,8 @@ class Tracked {
   started = false
   /** With `since`: the first owed event time; without, events after `startSeq` are owed. */
   startNano: bigint | undefined = undefined
+  /** With `until` on the first connection: no event of its replay after this time is owed. */
+  startUntil: bigint | undefined = undefined
   startSeq = 0
   /** The client's filters compiled, when a report is first read (the connection's own compiled copy serves delivery). */
   filter: CompiledFilter | undefined = undefined
@@ -214,8 +218,12 @@ export interface DeliveryTracker {
   attempt(key: string, filters: Filters, signal?: AbortSignal): void
   /** A refused attempt; `signal` names the attempt (else the oldest pending one). */
   refused(key: string, status: number, reason: string, retryAfter?: number, signal?: AbortSignal): void
-  /** An opened connection; `signal` names the attempt (else the oldest pending one). */
-  opened(key: string, socket: number, via: 'ws' | 'stream', since: bigint | undefined, signal?: AbortSignal): void
+  /**
+   * An opened connection; `signal` names the attempt (else the oldest pending one). With `until` (epoch ns), the
+   * connection asked for nothing after it: events after `until` are not owed through it, and its close by the server
+   * once the clock has reached `until` (1000, "stream complete") is the end the client asked for, like its own close.
+   */
+  opened(key: string, socket: number, via: 'ws' | 'stream', since: bigint | undefined, signal?: AbortSignal, until?: bigint): void
   sent(key: string, socket: number, event: ServiceEvent): void
   closed(key: string, socket: number, by: 'server' | 'client' | 'drop', code: number, reason: string): void
   /** Client keys, in the order they first came. */
@@ -342,11 +350,12 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     }
   }
   /** The client is owed events from now on (its first open, refusal or abandoned attempt). */
-  const start = (t: Tracked, now: number, since?: bigint) => {
+  const start = (t: Tracked, now: number, since?: bigint, until?: bigint) => {
     if (t.started) return
     t.started = true
     t.startSeq = deps.log.lastSeq
     t.startNano = since
+    t.startUntil = until
   }
   /** Service ended and no connection is left: a stretch away begins (owed from its start unless `clean`). */
   const leave = (t: Tracked, now: number, clean: boolean) => {
@@ -464,13 +473,14 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     const windowed = t.connections.omitted > 0 && connections.length > 0
     const startSeq = windowed ? connections[0].openSeq : t.startSeq
     const startNano = windowed ? connections[0].sinceNano : t.startNano
+    const startUntil = windowed ? connections[0].untilNano : t.startUntil
     // Stretches without a connection, in log order. The part that began with the client's own close (a close frame)
     // and ran until its next attempt is not owed: the client chose to be away, and a report read later must not change
     // its mind about it. Only what the returning connection's `since` asks to replay is owed again. The rest is a gap.
-    const excused: { after: number; through: number; since: bigint | undefined }[] = []
+    const excused: { after: number; through: number; since: bigint | undefined; until: bigint | undefined }[] = []
     const spans: { fromMs: number; toMs: number; fromSeq: number; toSeq: number; ongoing: boolean; missed: number }[] = []
-    const stretch = (a: Away, toMs: number, toSeq: number, since: bigint | undefined, ongoing: boolean) => {
-      if (a.clean) excused.push({ after: a.fromSeq, through: a.backSeq ?? toSeq, since })
+    const stretch = (a: Away, toMs: number, toSeq: number, since: bigint | undefined, until: bigint | undefined, ongoing: boolean) => {
+      if (a.clean) excused.push({ after: a.fromSeq, through: a.backSeq ?? toSeq, since, until })
       // Stryker disable next-line LogicalOperator: backSeq and backMs are always set together
       if (a.backSeq === undefined || a.backMs === undefined) return
       if (ongoing || toMs > a.backMs || toSeq > a.backSeq) spans.push({ fromMs: a.backMs, toMs, fromSeq: a.backSeq, toSeq, ongoing, missed: 0 })
@@ -478,10 +488,10 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     if (t.started) {
       for (let i = windowed ? 1 : 0; i < connections.length; i++) {
         const c = connections[i]
-        if (c.away) stretch(c.away, c.openMs, c.openSeq, c.sinceNano, false)
+        if (c.away) stretch(c.away, c.openMs, c.openSeq, c.sinceNano, c.untilNano, false)
       }
       // Stryker disable next-line LogicalOperator: a client that has started has a connection or a stretch away, never both, never neither
-      if (t.away && t.connected === 0) stretch(t.away, now, Infinity, undefined, true)
+      if (t.away && t.connected === 0) stretch(t.away, now, Infinity, undefined, undefined, true)
     }
     const missed: ServiceEvent[] = []
     let expected = 0
@@ -489,11 +499,13 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     let si = 0
     if (t.started) {
       for (const e of retained) {
-        if (!(e.seq > startSeq || (startNano !== undefined && e.timeNano >= startNano))) continue
+        // Owed: what came after the first opening, and what its `since` asked to replay (up to its `until`).
+        if (!(e.seq > startSeq || (startNano !== undefined && e.timeNano >= startNano && (startUntil === undefined || e.timeNano <= startUntil)))) continue
         if (!(t.filter ??= compileFilters(t.filters)).matches(e)) continue
         while (xi < excused.length && excused[xi].through < e.seq) xi++
         const x = excused[xi]
-        if (x !== undefined && e.seq > x.after && (x.since === undefined || e.timeNano < x.since)) continue
+        // Away by choice: owed again only what the returning connection's `since` asked to replay, up to its `until`.
+        if (x !== undefined && e.seq > x.after && (x.since === undefined || e.timeNano < x.since || (x.until !== undefined && e.timeNano > x.until))) continue
         expected++
         if (times[e.seq - oldestSeq] > 0) continue
         missed.push(e)
@@ -561,15 +573,15 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       if (!busy(t)) touch(t)
       note(t, 'refused', `${status}${retryAfter !== undefined ? ` retry-after ${retryAfter}s` : ''}: ${reason}`)
     },
-    opened(key, socket, via, since, signal) {
+    opened(key, socket, via, since, signal, until) {
       const t = get(key)
       const now = deps.now()
       settle(t, signal)
-      // Owed: what happens from now on, plus what `since` asks to replay.
-      start(t, now, since)
+      // Owed: what happens from now on, plus what `since` asks to replay (up to `until`).
+      start(t, now, since, until)
       // Stryker disable next-line CallExpression: attempt (always called first, by admit) already set the return point
       comeBack(t, now)
-      const c: Connection = { socket, via, openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sinceNano: since, sent: 0, away: t.away }
+      const c: Connection = { socket, via, openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sinceNano: since, untilNano: until, sent: 0, away: t.away }
       t.away = undefined
       t.connections.push(c)
       // Stryker disable next-line EqualityOperator: whether one or more holds an open connection is memory only; openOf looks in both
@@ -614,9 +626,11 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       c.reason = reason
       t.connected--
       t.lastEndMs = now
-      // Only a close the client asked for with a close frame ends what it is owed; 1006 from the client did not say
-      // goodbye. An attempt already under way means it is not away by choice.
-      if (t.connected === 0) leave(t, now, by === 'client' && code !== 1006 && t.pending === undefined)
+      // Only a close the client asked for ends what it is owed: its own close frame (1006 from the client did not say
+      // goodbye), or the server's complete close once the clock reached the `until` it asked for. An attempt already
+      // under way means it is not away by choice.
+      const asked = (by === 'client' && code !== 1006) || (by === 'server' && code === 1000 && c.untilNano !== undefined && now >= Number(c.untilNano / 1_000_000n))
+      if (t.connected === 0) leave(t, now, asked && t.pending === undefined)
       if (!busy(t)) touch(t)
       note(t, by === 'drop' ? 'drop' : 'close', `socket ${socket} ${by === 'drop' ? 'dropped (no close frame, 1006)' : `closed by ${by} ${code}${reason ? ` "${reason}"` : ''}`}`)
     },

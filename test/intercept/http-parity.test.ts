@@ -111,6 +111,34 @@ describe('the in-process hooks answer what the server answers', () => {
     expect(server.recorded).toEqual(['/containers/json?all=1&filters={"label":["a#b"]}', '/containers/json?all=1&filters={"label":["pct=100%"]}'])
   })
 
+  it('answers carry the headers node:http adds (Date, Connection, Keep-Alive) on fetch and node:http', async () => {
+    const { server, inProcess } = await both(async ({ base }) => {
+      const shape = (headers: [string, string][]) => headers.map(([k, v]) => `${k.toLowerCase()}: ${k.toLowerCase() === 'date' ? (Number.isNaN(Date.parse(v)) ? 'not a date' : 'a date') : v}`).sort()
+      const out: Record<string, string[]> = {}
+      for (const method of ['GET', 'HEAD']) {
+        const res = await fetch(`${base}/_ping`, { method })
+        await res.arrayBuffer()
+        out[`fetch ${method}`] = shape([...res.headers])
+      }
+      const missing = await fetch(`${base}/images/nope/push`, { method: 'POST' })
+      await missing.arrayBuffer()
+      out['fetch 404'] = shape([...missing.headers])
+      out.http = await new Promise<string[]>((resolve, reject) => {
+        http
+          .get(`${base}/_ping`, (res) => {
+            const raw = res.rawHeaders
+            res.resume()
+            res.on('end', () => resolve(shape(raw.flatMap((v, i) => (i % 2 ? [] : [[v, raw[i + 1]] as [string, string]])))))
+          })
+          .on('error', reject)
+      })
+      return out
+    })
+    expect(inProcess).toEqual(server)
+    expect(server['fetch GET']).toEqual(expect.arrayContaining(['date: a date', 'connection: keep-alive', 'keep-alive: timeout=5']))
+    expect(server['fetch HEAD']).toEqual(expect.arrayContaining(['date: a date', 'connection: close']))
+  })
+
   it("a push reset mid-stream fails fetch with undici's cause: SocketError UND_ERR_SOCKET", async () => {
     const { server, inProcess } = await both(async ({ fake, base }) => {
       fake.images.add('localhost:5000/team/app', { tags: ['1.0'], layers: [3_000_000, 1_000_000] })

@@ -3,7 +3,7 @@
 // dispatcher that was global before. See docs/decisions/0009-fetch-dispatcher.md.
 import type * as Http from 'node:http'
 import type * as Vm from 'node:vm'
-import { jsonError } from '../../protocol/http'
+import { jsonError, serverHeaders } from '../../protocol/http'
 import { HEADER_OVERFLOW_MESSAGE, headerOverflow, readCappedText } from '../../protocol/limits'
 import type { Served } from '../../protocol/guard'
 import { TransportReset, type ProtoRequest, type ProtoResponse } from '../../protocol/types'
@@ -202,6 +202,7 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
       if (k.toLowerCase() === 'content-length') hasLength = true
       raw.push(bytes(k), bytes(v))
     }
+    for (const [k, v] of serverHeaders(res.headers, proto.headers.connection)) raw.push(bytes(k), bytes(v))
     // Chunked framing, as node:http uses for a body of unknown length (the server's answer has it too).
     if (streamed && !hasLength) raw.push(bytes('transfer-encoding'), bytes('chunked'))
     let resumed: (() => void) | undefined

@@ -2,7 +2,7 @@ import diagnostics_channel from 'node:diagnostics_channel'
 import { Readable } from 'node:stream'
 import type nockType from 'nock'
 import { HEADER_OVERFLOW_MESSAGE, headerOverflow, readCappedText } from '../../protocol/limits'
-import { jsonError } from '../../protocol/http'
+import { jsonError, serverHeaders } from '../../protocol/http'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
 import { ReadAhead } from '../read-ahead'
 import { servedAt, type HookedRegion } from './registry'
@@ -108,7 +108,8 @@ async function answer(region: HookedRegion, request: Request): Promise<[number, 
   if (!served) return region.unhandled(request.method, request.url, () => region.protocol.handle(proto).then(finish))
   return finish(await region.protocol.handle(proto))
 
-  function finish(res: ProtoResponse): [number, string | Readable, Record<string, string>] {
+  function finish(answer: ProtoResponse): [number, string | Readable, Record<string, string>] {
+    const res = { ...answer, headers: { ...answer.headers, ...Object.fromEntries(serverHeaders(answer.headers, proto.headers.connection)) } }
     if (request.method === 'HEAD' || res.body === undefined) return [res.status, '', res.headers]
     if (typeof res.body === 'string') return [res.status, res.body, res.headers]
     // Chunked framing, as node:http uses for a body of unknown length: without it the interceptor frames the body

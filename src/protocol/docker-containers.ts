@@ -2,7 +2,7 @@ import type { Container } from '../service/containers'
 import { InvalidFilterError, InvalidInputError } from '../service/errors'
 import { parseFilterArgs } from '../service/filters'
 import type { Service } from '../service/service'
-import { familiarName } from './docker-images'
+import { resolveImage } from './docker-images'
 import { compileGoRegexp, GoRegexpSyntaxError, GoRegexpTooLargeError, type GoRegexp } from './go-regexp'
 import { json, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
@@ -35,7 +35,17 @@ function status(c: Container, now: number): string {
   return 'Created'
 }
 
-const imageId = (svc: Service, c: Container) => svc.images.resolve(familiarName(c.image))?.id ?? ''
+const imageId = (svc: Service, c: Container) => resolveImage(svc, c.image)?.id ?? ''
+
+/**
+ * A container's Config.Labels, which Docker's list, inspect and `label` filter all read: its labels and the instance
+ * type, which on Hyper.sh is the label `sh_hyper_instancetype` (hypercli's `run --size` sets it). Keys sorted, as Go
+ * writes a map.
+ */
+function configLabels(c: Container): Record<string, string> {
+  const labels: Record<string, string> = { ...c.labels, sh_hyper_instancetype: c.instanceType }
+  return Object.fromEntries(Object.keys(labels).sort().map((k) => [k, labels[k]]))
+}
 
 function summary(svc: Service, c: Container) {
   // Field set of Docker's container Summary (API 1.47); `docker ps` reads Names, Image, Command, Created, Status, Ports.
@@ -47,7 +57,7 @@ function summary(svc: Service, c: Container) {
     Command: 'sh',
     Created: Math.floor(c.created / 1000),
     Ports: [],
-    Labels: c.labels,
+    Labels: configLabels(c),
     State: c.state,
     Status: status(c, svc.clock.now()),
     HostConfig: { NetworkMode: 'default' },
@@ -81,7 +91,7 @@ function inspect(svc: Service, c: Container) {
     Driver: 'overlay2',
     Platform: 'linux',
     HostConfig: { NetworkMode: 'default' },
-    Config: { Hostname: c.id.slice(0, 12), Image: c.image, Labels: { ...c.labels, sh_hyper_instancetype: c.instanceType }, Env: [], Cmd: ['sh'] },
+    Config: { Hostname: c.id.slice(0, 12), Image: c.image, Labels: configLabels(c), Env: [], Cmd: ['sh'] },
     NetworkSettings: { Networks: {} },
     Mounts: [],
   }
@@ -133,7 +143,9 @@ function listContainers(svc: Service, target: Target) {
   // Docker reads most filters by their keys whatever their booleans (Args.Get, Match, MatchKVList, WalkValues:
   // `{"label":{"app=web":false}}` is app=web; `status` too, through Match's regexp fallback), and `health` and
   // `is-task` with them (ExactMatch: a value given as false is not selected).
-  const raw = target.query.get('filters')
+  // JSON null is no filter at all (Go's json leaves Docker's Args empty), as on GET /images/json.
+  const sent = target.query.get('filters')
+  const raw = sent?.trim() === 'null' ? undefined : sent
   const keys = parseFilterArgs(raw, { ...args, keysOfObjects: true })
   const f = { ...keys }
   if (f.health || f['is-task']) {
@@ -195,7 +207,7 @@ function listContainers(svc: Service, target: Target) {
     })
   }
   // An unknown image's undefined id matches no container: imageId() is '' for those.
-  const ancestors = f.ancestor ? new Set(f.ancestor.map((a) => svc.images.resolve(familiarName(a))?.id)) : undefined
+  const ancestors = f.ancestor ? new Set(f.ancestor.map((a) => resolveImage(svc, a)?.id)) : undefined
   const labels = f.label?.map((l) => {
     const eq = l.indexOf('=')
     return eq < 0 ? { key: l, value: undefined } : { key: l.slice(0, eq), value: l.slice(eq + 1) }
@@ -211,7 +223,10 @@ function listContainers(svc: Service, target: Target) {
     if (since && c === since) break
     if (c.state !== 'running' && !all && limit <= 0) continue
     if (isTask === true) continue
-    if (labels && !labels.every(({ key, value }) => Object.hasOwn(c.labels, key) && (value === undefined || c.labels[key] === value))) continue
+    if (labels) {
+      const own = configLabels(c)
+      if (!labels.every(({ key, value }) => Object.hasOwn(own, key) && (value === undefined || own[key] === value))) continue
+    }
     if (limit > 0 && out.length === limit) break
     if (exited.length && !(c.state === 'exited' && c.startedAt !== undefined && exited.includes(c.exitCode))) continue
     if (f.status && !f.status.includes(c.state)) continue
@@ -220,12 +235,27 @@ function listContainers(svc: Service, target: Target) {
     if (f.health && !f.health.includes('none')) continue
     if (f.volume || f.network || f.publish || f.expose) continue
     if (ancestors && !ancestors.has(imageId(svc, c))) continue
-    out.push(size ? { ...summary(svc, c), SizeRw: 0, SizeRootFs: svc.images.resolve(familiarName(c.image))?.size ?? 0 } : summary(svc, c))
+    out.push(size ? { ...summary(svc, c), SizeRw: 0, SizeRootFs: resolveImage(svc, c.image)?.size ?? 0 } : summary(svc, c))
   }
   return out
 }
 
 const CONTAINER = /^\/containers\/([^/]+)\/(json|start|stop)$/
+
+/**
+ * The container `ref` names, as the daemon's GetContainer finds it: a full id, a name, else a unique id prefix. A
+ * prefix several ids share is the daemon's 400 (InvalidParameter), not a 404; nothing at all is `No such container`.
+ */
+function container(svc: Service, ref: string): Container {
+  const found = svc.containers.find(ref)
+  if (found) return found
+  const shared = ref === '' ? [] : svc.containers.list().filter((c) => c.id.startsWith(ref))
+  if (shared.length > 1) {
+    const names = shared.length > 5 ? `${shared.slice(0, 5).map((c) => c.name).join(', ')} and ${shared.length - 5} more` : shared.map((c) => c.name).join(', ')
+    throw new InvalidInputError(`multiple IDs found with provided prefix: ${ref}. It starts the ids of ${names}: give more of the id, or the container's name.`)
+  }
+  return svc.containers.get(ref)
+}
 
 /** `GET /containers/json`, `GET /containers/{id}/json`, `POST /containers/{id}/start|stop`. Undefined for other paths. */
 export function handleContainers(svc: Service, req: ProtoRequest, target: Target): ProtoResponse | undefined {
@@ -239,9 +269,9 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
     // keep the raw reference; the lookup fails with a clear message
   }
   const [, , action] = m
-  if (action === 'json' && req.method === 'GET') return json(200, inspect(svc, svc.containers.get(ref)))
+  if (action === 'json' && req.method === 'GET') return json(200, inspect(svc, container(svc, ref)))
   if (req.method !== 'POST' || action === 'json') return undefined
-  const c = svc.containers.get(ref)
+  const c = container(svc, ref)
   // Docker answers 304 when the container is already in the wanted state; the CLI treats it as success.
   if (action === 'start') {
     if (c.state === 'running') return { status: 304, headers: {} }

@@ -1,6 +1,6 @@
 import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
 import { parseFilterArgs } from '../service/filters'
-import { parseTimestamp } from './events-common'
+import { parseTimestampNano } from './events-common'
 import { familiarName, splitReference, type Image } from '../service/images'
 
 export { familiarName }
@@ -31,9 +31,26 @@ function digestsOf(svc: Service, image: Image): string[] {
   return [...out]
 }
 
+/**
+ * The image a reference names, as the daemon's GetImage finds it: a name or `name:tag` in any spelling Docker
+ * normalises (familiarName), an image id or a unique prefix of one, or a `repo@sha256:...` reference the image was
+ * pushed as (the daemon records one per push; they are its RepoDigests). A tag beside a digest is ignored, as the
+ * daemon's reference store ignores it. Undefined when nothing matches.
+ */
+export const resolveImage = (svc: Service, raw: string): Image | undefined => lookup(svc, familiarName(raw))
+
+/** {@link resolveImage} of a reference already in its familiar form (familiarName is not idempotent). */
+function lookup(svc: Service, ref: string): Image | undefined {
+  const at = ref.indexOf('@')
+  if (at < 0) return svc.images.resolve(ref)
+  const wanted = `${splitReference(ref.slice(0, at)).repository}${ref.slice(at)}`
+  for (const { image } of svc.images.list()) if (digestsOf(svc, image).includes(wanted)) return image
+  return undefined
+}
+
 function resolveOrThrow(svc: Service, raw: string): { ref: string; image: Image } {
   const ref = familiarName(raw)
-  const image = svc.images.resolve(ref)
+  const image = lookup(svc, ref)
   if (!image) throw new NotFoundError(`No such image: ${ref}`)
   return { ref, image }
 }
@@ -41,7 +58,8 @@ function resolveOrThrow(svc: Service, raw: string): { ref: string; image: Image 
 function summary(svc: Service, image: Image) {
   // Field set of Docker's ImageSummary (API 1.47); the CLI's table reads RepoTags, Id, Created, Size.
   return {
-    Containers: svc.containers.list().filter((c) => svc.images.resolve(familiarName(c.image)) === image).length,
+    // The daemon counts containers only for `docker system df` (ContainerCount); otherwise -1, "not computed".
+    Containers: -1,
     Created: seconds(image.created),
     Id: image.id,
     Labels: {},
@@ -71,6 +89,76 @@ function inspect(svc: Service, image: Image) {
     RootFS: { Type: 'layers', Layers: image.layers.map((l) => l.digest) },
     Metadata: { LastTagTime: '0001-01-01T00:00:00Z' },
   }
+}
+
+/** Go's time.ParseDuration: a sign, then numbers each with a unit (`1h30m`, `.5s`, `250ms`), or a bare 0. */
+// Each number is `\d+(\.\d*)?` or `\.\d+`, never `\d+\d*`: a long run of digits with no unit fails in linear time.
+const GO_DURATION = /^[-+]?(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$/
+const GO_UNITS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 6e10, h: 3.6e12 }
+/** The RFC 3339 layouts timetypes.GetTimestamp picks from, in Go's notation; a `.fraction` is allowed after seconds. */
+const GO_LAYOUT_PART: Record<string, string> = { '2006': '(?<Y>\\d{4})', '01': '(?<M>\\d{2})', '02': '(?<D>\\d{2})', '15': '(?<h>\\d{1,2})', '04': '(?<m>\\d{2})', '05': '(?<s>\\d{2})(?:[.,](?<f>\\d+))?', '.999999999': '', Z07: '(?<z>Z|[+-]\\d{2}:\\d{2})' }
+const UNTIL_FORMS = '"until" takes a Go duration before the fake\'s clock (10m, 1h30m), an RFC 3339 date or time (2026-01-01, 2026-01-01T10:00:00Z; without a zone, UTC: the fake\'s time zone), or Unix seconds[.nanoseconds] (1767225600).'
+
+/** Go's time.ParseDuration in nanoseconds, or undefined where Go refuses the value (no unit, overflow). */
+function goDuration(value: string): bigint | undefined {
+  if (!GO_DURATION.test(value)) return undefined
+  let total = 0n
+  for (const [, whole, fraction = '', unit] of value.matchAll(/(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/g)) {
+    // Go adds a fraction as float64(f) * (unit / scale), truncated.
+    total += BigInt(whole || '0') * BigInt(GO_UNITS[unit]) + BigInt(Math.trunc(Number(fraction || '0') * (GO_UNITS[unit] / 10 ** fraction.length)))
+  }
+  if (total > 2n ** 63n) return undefined
+  return value.startsWith('-') ? -total : total
+}
+
+/** Go's time.Parse of `value` with one of GetTimestamp's layouts, in epoch nanoseconds; a string saying why not. */
+function goParseTime(value: string, layout: string): bigint | string {
+  const source = layout.replace(/2006|01|02|15|04|05|\.999999999|Z07:00|./g, (t) => GO_LAYOUT_PART[t.replace(':00', '')] ?? t)
+  const g = new RegExp(`^${source}$`).exec(value)?.groups
+  if (!g) return 'cannot parse it as that layout'
+  const [Y, M, D, h, m, s] = [g.Y, g.M, g.D, g.h ?? '0', g.m ?? '0', g.s ?? '0'].map(Number)
+  const days = new Date(Date.UTC(2000, M, 0)).getUTCDate() - (M === 2 && !(Y % 4 === 0 && (Y % 100 !== 0 || Y % 400 === 0)) ? 1 : 0)
+  const zone = g.z && g.z !== 'Z' ? { sign: g.z[0] === '-' ? -1 : 1, h: Number(g.z.slice(1, 3)), m: Number(g.z.slice(4)) } : undefined
+  const range = M < 1 || M > 12 ? 'month' : h > 23 ? 'hour' : m > 59 ? 'minute' : s > 59 ? 'second' : zone && zone.h > 24 ? 'time zone offset hour' : zone && zone.m > 60 ? 'time zone offset minute' : D < 1 || D > days ? 'day' : undefined
+  if (range) return `${range} out of range`
+  const date = new Date(0)
+  date.setUTCFullYear(Y, M - 1, D)
+  date.setUTCHours(h, m, s, 0)
+  const offset = zone ? zone.sign * (zone.h * 3600 + zone.m * 60) : 0
+  return (BigInt(date.getTime()) / 1000n - BigInt(offset)) * 1_000_000_000n + BigInt((g.f ?? '').slice(0, 9).padEnd(9, '0'))
+}
+
+/**
+ * An `until` value as the daemon reads it (timetypes.GetTimestamp, then ParseTimestamps), in epoch ms: a Go duration
+ * before the fake's clock (`1h`: cut to the whole second, as the daemon's Unix() cuts it), an RFC 3339 date or time
+ * in the layout GetTimestamp picks by its `.`, `T`, colons and zone (a time without a zone is the daemon's local
+ * time: the fake's is UTC), else Unix `seconds[.nanoseconds]`.
+ */
+function untilTimestamp(value: string, nowMs: number): number {
+  const duration = value === '0' ? undefined : goDuration(value)
+  if (duration !== undefined) {
+    const ns = BigInt(Math.floor(nowMs)) * 1_000_000n - duration
+    const seconds = ns / 1_000_000_000n - (ns % 1_000_000_000n < 0n ? 1n : 0n)
+    return Number(seconds) * 1000
+  }
+  const local = !/[zZ+]/.test(value) && value.split('-').length !== 4
+  const colons = value.split(':').length - 1 - (!local && !/[zZ]/.test(value) && value.includes(':') ? 1 : 0)
+  const zone = local ? '' : 'Z07:00'
+  const clock = ['15', '15:04', '15:04:05'][Math.min(colons, 2)]
+  const layout = value.includes('.') ? `2006-01-02T15:04:05.999999999${zone}` : value.includes('T') ? `2006-01-02T${clock}${zone}` : `2006-01-02${zone}`
+  const parsed = goParseTime(value, layout)
+  if (typeof parsed === 'bigint') return Number(parsed) / 1e6
+  const shown = JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}...` : value)
+  // A value with a "-" was meant as a date: the daemon answers Go's parse error.
+  if (value.includes('-')) throw new InvalidInputError(`parsing time ${shown} as "${layout}": ${parsed}; ${UNTIL_FORMS}`)
+  let nano: bigint | undefined
+  try {
+    nano = parseTimestampNano('until', value)
+  } catch {
+    // refused below with the daemon's words
+  }
+  if (nano === undefined) throw new InvalidInputError(`failed to parse value as time or duration: ${shown}: ${UNTIL_FORMS}`)
+  return Number(nano) / 1e6
 }
 
 /** The filters of `GET /images/json` (Docker's daemon/images list): the same names, refused by name when unknown. */
@@ -112,7 +200,7 @@ function imageFilter(svc: Service, raw: string | undefined): { image: (image: Im
     if (yes === no) throw new InvalidFilterError(`invalid filter 'dangling=${f.dangling.join(',')}': expected one of true, false, 1 or 0.`)
     danglingOnly = yes
   }
-  const until = (f.until ?? []).map((v) => parseTimestamp('until', v)!)
+  const until = (f.until ?? []).map((v) => untilTimestamp(v, svc.clock.now()))
   const bound = (name: 'before' | 'since') => {
     const ref = f[name]?.at(-1)
     return ref === undefined ? undefined : resolveOrThrow(svc, ref).image.created
@@ -160,13 +248,19 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
   if (ij && req.method === 'GET') return json(200, inspect(svc, resolveOrThrow(svc, decode(ij[1])).image))
   const it = IMAGE_TAG.exec(path)
   if (it && req.method === 'POST') {
-    const { ref } = resolveOrThrow(svc, decode(it[1]))
-    const repo = familiarName(target.query.get('repo') ?? '')
+    // As the daemon's postImagesTag: `repo` is checked (httputils.RepoTagReference) before the image is looked up.
+    const sent = target.query.get('repo') ?? ''
+    const repo = familiarName(sent)
     const tag = target.query.get('tag') || undefined
     if (!repo) return json(400, { message: 'POST /images/{name}/tag needs a "repo" query parameter, e.g. ?repo=localhost:5000/team/app&tag=1.0.' })
+    if (repo.includes('@')) return json(400, { message: `cannot import digest reference: "repo" ${JSON.stringify(sent)} holds a digest; a tag names a repository and a tag, e.g. ?repo=localhost:5000/team/app&tag=1.0.` })
     const { repository, tag: inRepo } = splitReference(repo)
-    svc.images.tag(ref, `${repository}:${tag ?? inRepo ?? 'latest'}`)
-    svc.journal.record('image.tag', { source: ref, target: `${repository}:${tag ?? inRepo ?? 'latest'}` })
+    if (repository === 'sha256') return json(400, { message: `refusing to create an ambiguous tag using digest algorithm as name: "repo" may not be "sha256" (it reads as an image id); choose another repository name.` })
+    const { ref, image } = resolveOrThrow(svc, decode(it[1]))
+    const wanted = `${repository}:${tag ?? inRepo ?? 'latest'}`
+    // Tagged by id: the source may be a digest reference, which only the protocol layer resolves.
+    svc.images.tag(image.id, wanted)
+    svc.journal.record('image.tag', { source: ref, target: wanted })
     return { status: 201, headers: {} }
   }
   return undefined

@@ -31,6 +31,9 @@ export const SERVED_DOCKER_ROUTES = [
   'GET /containers/{id}/json',
   'POST /containers/{id}/start',
   'POST /containers/{id}/stop',
+  'GET /networks/{id}',
+  'GET /volumes/{name}',
+  'GET /plugins/{name}/json',
 ] as const
 
 /**
@@ -82,7 +85,6 @@ export const UNSERVED_DOCKER_ROUTES = [
   'GET /networks',
   'POST /networks/create',
   'POST /networks/prune',
-  'GET /networks/{id}',
   'DELETE /networks/{id}',
   'POST /networks/{id}/connect',
   'POST /networks/{id}/disconnect',
@@ -90,7 +92,6 @@ export const UNSERVED_DOCKER_ROUTES = [
   'GET /volumes',
   'POST /volumes/create',
   'POST /volumes/prune',
-  'GET /volumes/{name}',
   'PUT /volumes/{name}',
   'DELETE /volumes/{name}',
   // system
@@ -133,7 +134,6 @@ export const UNSERVED_DOCKER_ROUTES = [
   'GET /plugins/privileges',
   'POST /plugins/pull',
   'POST /plugins/create',
-  'GET /plugins/{name}/json',
   'DELETE /plugins/{name}',
   'POST /plugins/{name}/enable',
   'POST /plugins/{name}/disable',
@@ -214,8 +214,8 @@ async function login(svc: Service, req: ProtoRequest): Promise<ProtoResponse> {
   const host = loginHost(auth.serveraddress)
   const registry = svc.registries.list().find((r) => r.host.toLowerCase() === host)
   const required = registry?.auth ?? { kind: 'open' as const }
-  const viaToken = required.kind === 'token' && auth.password === required.token
-  const ok = viaToken || authorize(required, auth)
+  // One rule for login and push (a token registry takes its token as the password too).
+  const ok = authorize(required, auth)
   svc.journal.record('auth.login', { registry: host, username: auth.username, status: ok ? 'ok' : 'refused', known: registry !== undefined })
   // A token registry's token is the identity token however it was sent (password, identitytoken or registrytoken).
   if (ok) return json(200, { Status: 'Login Succeeded', IdentityToken: required.kind === 'token' ? required.token : '' })
@@ -224,6 +224,36 @@ async function login(svc: Service, req: ProtoRequest): Promise<ProtoResponse> {
       ? `Get "${endpoint(host)}": unauthorized: incorrect username or password`
       : `login attempt to ${endpoint(host)} failed with status: 401 Unauthorized`
   return jsonError(401, message)
+}
+
+// One segment, as the routes table's `{id}`: `GET /networks/n1/connect` stays no route (a 404 `page not found`).
+const NETWORK = /^\/networks\/([^/]+)$/
+const VOLUME = /^\/volumes\/(.+)$/
+const PLUGIN = /^\/plugins\/(.+)\/json$/
+
+/**
+ * `GET /networks/{id}`, `GET /volumes/{name}`, `GET /plugins/{name}/json`: the fake has no networks, volumes or
+ * plugins, so each is the daemon's 404 for a missing one (libnetwork's ErrNoSuchNetwork, the volume store's OpErr,
+ * the plugin store's errNotFound). `docker inspect NAME` tries a container, an image, a network, a volume and a plugin
+ * and goes on past each 404, so it ends in Docker's own `Error: No such object: NAME`.
+ */
+function notFoundObject(path: string): ProtoResponse | undefined {
+  const network = NETWORK.exec(path)
+  if (network) return jsonError(404, `network ${decode(network[1])} not found: this fake has no networks (it serves containers and images; see docs/docker-compat.md).`)
+  const volume = VOLUME.exec(path)
+  if (volume) return jsonError(404, `get ${decode(volume[1])}: no such volume: this fake has no volumes (it serves containers and images; see docs/docker-compat.md).`)
+  const plugin = PLUGIN.exec(path)
+  // Go's %q: the name in double quotes.
+  if (plugin) return jsonError(404, `plugin ${JSON.stringify(decode(plugin[1]))} not found: this fake has no plugins (it serves containers and images; see docs/docker-compat.md).`)
+  return undefined
+}
+
+const decode = (segment: string) => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
 }
 
 /**
@@ -235,7 +265,8 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
   // Name and reference filters are Go regexps; their engine is loaded on the first list that has filters.
   if ((path === '/containers/json' || path === '/images/json') && target.query.has('filters')) await loadGoRegexp()
   if (path === '/_ping' && (req.method === 'GET' || req.method === 'HEAD')) {
-    const res = text(200, 'OK', { ...versionHeaders, 'cache-control': 'no-cache, no-store, must-revalidate', pragma: 'no-cache' })
+    // `Swarm` as a standalone daemon sends it (its swarmStatus() without a cluster).
+    const res = text(200, 'OK', { ...versionHeaders, 'cache-control': 'no-cache, no-store, must-revalidate', pragma: 'no-cache', swarm: 'inactive' })
     return req.method === 'HEAD' ? { ...res, body: undefined } : res
   }
   if (path === '/version' && req.method === 'GET') {
@@ -271,9 +302,16 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
       MemTotal: 0,
       Driver: 'dockside',
       SystemTime: new Date(svc.clock.now()).toISOString(),
+      // A standalone daemon's swarm.Info: `docker info` prints "Swarm: inactive", and `docker inspect` reads
+      // ControlAvailable to skip the swarm object kinds.
+      Swarm: { NodeID: '', NodeAddr: '', LocalNodeState: 'inactive', ControlAvailable: false, Error: '', RemoteManagers: null },
     }, versionHeaders)
   }
   if (path === '/auth' && req.method === 'POST') return login(svc, req)
+  if (req.method === 'GET') {
+    const missing = notFoundObject(path)
+    if (missing) return missing
+  }
   if (path.startsWith('/images/')) return handleImages(svc, req, target)
   // Undefined for any path that is not a container route.
   return handleContainers(svc, req, target)

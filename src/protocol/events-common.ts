@@ -64,7 +64,10 @@ function compiledFilter(text: string | null | undefined, docker: boolean): Compi
 }
 
 export function parseEventsQuery(req: ProtoRequest, target: Target): EventsQuery {
-  const filter = compiledFilter(target.query.get('filters'), target.path === '/events')
+  const sent = target.query.get('filters')
+  // Docker's GET /events reads JSON null as no filter (filters.FromJSON); the websocket keeps its own rules.
+  const docker = target.path === '/events'
+  const filter = compiledFilter(docker && sent?.trim() === 'null' ? undefined : sent, docker)
   const since = parseTimestampNano('since', target.query.get('since'))
   const until = parseTimestampNano('until', target.query.get('until'))
   if (since !== undefined && until !== undefined && until < since) {

@@ -58,6 +58,7 @@ export const ROUTES = [
   'HEAD|GET /_ping, GET /version, GET /info, POST /auth',
   'GET /images/json, GET /images/{name}/json, POST /images/{name}/tag',
   'GET /containers/json, GET /containers/{id}/json, POST /containers/{id}/start, POST /containers/{id}/stop',
+  'GET /networks/{id}, GET /volumes/{name}, GET /plugins/{name}/json (always not found)',
   '/_dockside/* (admin API)',
 ]
 

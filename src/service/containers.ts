@@ -26,7 +26,10 @@ export interface CreateContainerOptions {
   image: string
   /** @default {} */
   labels?: Record<string, string>
-  /** The `sh_hyper_instancetype` attribute. @default 's4' */
+  /**
+   * The instance type: the `sh_hyper_instancetype` label, as Hyper.sh's clients set it (a label of that name given
+   * here is the same thing; the two must agree). @default the label's value, else 's4'
+   */
   instanceType?: string
 }
 
@@ -50,6 +53,8 @@ export interface Containers {
 }
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
+/** The label that holds a container's instance type on Hyper.sh (and in its events' Actor.Attributes). */
+const INSTANCE_TYPE_LABEL = 'sh_hyper_instancetype'
 
 export function createContainers(deps: { random: RandomSource; log: EventLog; now: () => number; journal: Journal }): Containers {
   const byId = new Map<string, Container>()
@@ -78,12 +83,18 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
       for (const [k, v] of Object.entries(labels)) {
         if (typeof v !== 'string') throw new InvalidInputError(`Label "${k}" must have a string value, got ${JSON.stringify(v)}.`)
       }
+      // On Hyper.sh the instance type is this label (hypercli's `run --size` sets it, SDK users pass it as a label):
+      // given as a label only, it is the instance type; given both ways, the two must agree.
+      const labelled = Object.hasOwn(labels, INSTANCE_TYPE_LABEL) ? labels[INSTANCE_TYPE_LABEL] : undefined
+      if (labelled !== undefined && options.instanceType !== undefined && labelled !== options.instanceType) {
+        throw new InvalidInputError(`Label "${INSTANCE_TYPE_LABEL}" is ${JSON.stringify(labelled)} but instanceType is ${JSON.stringify(options.instanceType)}: the instance type is that label (hypercli sets it from --size); give one of them, or the same value in both.`)
+      }
       const state = {
         id: deps.random.hex(64),
         name,
         image: options.image,
         labels,
-        instanceType: options.instanceType ?? 's4',
+        instanceType: options.instanceType ?? labelled ?? 's4',
         state: 'created' as ContainerState,
         exitCode: 0,
         created: deps.now(),

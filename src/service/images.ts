@@ -46,13 +46,20 @@ export interface Images {
 }
 
 /**
- * Docker Hub names arrive fully qualified from the CLI (`docker.io/library/nginx`); the fake stores
- * them as people write them (`nginx`).
+ * A reference as the fake stores it: Docker Hub names by their familiar name, as the daemon's
+ * reference.ParseNormalizedNamed then FamiliarString read them. The part before the first `/` names a registry only
+ * when it has a `.` or `:` or is `localhost` (else the name is Docker Hub's); `index.docker.io` is `docker.io`; and a
+ * Docker Hub name of one component is an official image under `library/`. So `nginx`, `library/nginx`,
+ * `docker.io/nginx`, `docker.io/library/nginx` and `index.docker.io/library/nginx` all read `nginx` (with any `:tag` or
+ * `@digest` kept), `docker.io/team/app` reads `team/app`, and `library/a/b` stays as it is. `registry-1.docker.io` is
+ * not normalised by Docker: it names a registry of its own.
  */
 export function familiarName(name: string): string {
-  const m = /^(?:docker\.io|index\.docker\.io|registry-1\.docker\.io)\/(.+)$/.exec(name)
-  if (!m) return name
-  return m[1].startsWith('library/') && m[1].split('/').length === 2 ? m[1].slice('library/'.length) : m[1]
+  const hub = /^(?:docker\.io|index\.docker\.io)\/(.+)$/.exec(name)
+  const rest = hub ? hub[1] : name
+  // `library/x` is the official `x` whether or not the CLI spelled out docker.io; `library/x/y` keeps its prefix.
+  const official = /^library\/([^/]+)$/.exec(rest)
+  return official ? official[1] : rest
 }
 
 /** Splits `repo[:tag]` into its parts (a registry port is not a tag). */

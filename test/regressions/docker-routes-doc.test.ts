@@ -13,6 +13,8 @@ const section = (from: string, to: string) => doc.slice(doc.indexOf(from), doc.i
 const routesIn = (text: string) => [...text.matchAll(/`((?:GET|HEAD|POST|PUT|DELETE) \/[^`\s]*)`/g)].map((m) => m[1]).filter((r) => r !== 'GET /events/ws')
 
 const servedTable = section('Served routes', '### Not served')
+/** Routes the fake serves with the daemon's not-found answer only (it has no networks, volumes or plugins). */
+const NOT_FOUND_ONLY = ['GET /networks/{id}', 'GET /volumes/{name}', 'GET /plugins/{name}/json']
 const unservedTable = section('| Area | Routes answering 501 |', '\n\n')
 
 /** A request for a route, with its placeholders filled by things the fake has. */
@@ -66,6 +68,12 @@ describe('docs/docker-compat.md lists exactly the Docker routes the router serve
           for (const route of routesIn(servedTable)) {
             const { method, path, body } = sample(route)
             const res = await h.fetch(`/v1.47${path}`, { method, body })
+            if (NOT_FOUND_ONLY.includes(route)) {
+              // Served so that `docker inspect` can move past them: the fake has none, so always the daemon's 404.
+              expect(res.status, route).toBe(404)
+              expect(((await res.json()) as { message: string }).message, route).not.toMatch(/^page not found/)
+              continue
+            }
             await res.arrayBuffer()
             expect([404, 501], `${route} answered ${res.status}`).not.toContain(res.status)
           }

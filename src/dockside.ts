@@ -22,7 +22,7 @@ import type { Images } from './service/images'
 import type { Journal, JournalEntry } from './service/journal'
 import type { Registries } from './service/registries'
 import { createService, type Service, type ServiceOptions } from './service/service'
-import type { Clock } from './time/clock'
+import { clockProblem, type Clock } from './time/clock'
 
 /** Options of {@link createDockside}; each field documented with its default. */
 export interface DocksideOptions extends ServiceOptions, AccessOptions {
@@ -183,6 +183,16 @@ function checkOptions<T>(options: unknown, names: Record<keyof T, true>, subject
   if (unknown !== undefined) throw new FieldError('', `unknown option "${unknown}"; allowed: ${Object.keys(names).join(', ')}`, subject)
 }
 
+/**
+ * The `clock` option's start and speed (a scenario's are checked with the scenario): a start the fake can represent, a
+ * speed within the admin API's cap. Out of them, every answer of the fake failed with "Invalid time value".
+ */
+function checkClockOption(clock: DocksideOptions['clock']): void {
+  if (clock === null || typeof clock !== 'object') return
+  const problem = clockProblem(clock)
+  if (problem) throw new FieldError(`clock.${problem.path}`, problem.expected, 'createDockside options')
+}
+
 /** A scenario's FieldError as a ScenarioError, so a scenario given in code reads as one given in a file. */
 function asScenarioError(error: unknown): unknown {
   return error instanceof FieldError ? new ScenarioError('(scenario)', error.path, error.expected) : error
@@ -217,6 +227,7 @@ function buildOptions(options: DocksideOptions): ServiceOptions {
 export function createDockside(options: DocksideOptions = {}): Dockside {
   checkOptions<DocksideOptions>(options, OPTION_NAMES, 'createDockside options')
   if (options.scenario !== undefined) validateScenarioSync(options.scenario)
+  checkClockOption(options.clock)
   const serviceOptions = buildOptions(options)
   const access = checkAccess(options)
   const limits = resolveLimits(options)

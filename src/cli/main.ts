@@ -3,7 +3,7 @@ import { checkAccess, isLoopback } from '../protocol/guard'
 import { toBytes } from '../protocol/limits'
 import { loadScenario } from '../scenario/load'
 import { DocksideError, ScenarioError } from '../service/errors'
-import type { ClockMode } from '../time/clock'
+import { MAX_CLOCK_SPEED, type ClockMode } from '../time/clock'
 import { formatEntry, formatEvent } from './format'
 import { readSecrets, SecretError } from './secrets'
 
@@ -84,7 +84,11 @@ async function serve(argv: string[]) {
   const clockFlag = values.clock as ClockMode | undefined
   if (clockFlag !== undefined && !['real', 'auto', 'virtual'].includes(clockFlag)) fail(`invalid --clock ${clockFlag}: expected real, auto or virtual`)
   const speed = values.speed === undefined ? undefined : Number(values.speed)
-  if (speed !== undefined && !(speed > 0 && Number.isFinite(speed) && (values.speed as string).trim() !== '')) fail(`invalid --speed ${values.speed}: expected a finite number above 0`)
+  // At most the admin API's cap: a faster real clock ran past the last date the fake can show, and then every answer
+  // (even /_ping) was a 400 "Invalid time value".
+  if (speed !== undefined && !(speed > 0 && speed <= MAX_CLOCK_SPEED && (values.speed as string).trim() !== '')) {
+    fail(`invalid --speed ${values.speed}: expected a finite number above 0, at most ${MAX_CLOCK_SPEED} (clock seconds per wall second)`)
+  }
 
   const maxFakes = /^\d{1,4}$/.test(values['max-fakes'] as string) ? Number(values['max-fakes']) : NaN
   if (!Number.isInteger(maxFakes)) fail(`invalid --max-fakes ${values['max-fakes']}: expected an integer from 0 (no fleet) to 9999`)
@@ -105,6 +109,15 @@ async function serve(argv: string[]) {
       if (error instanceof ScenarioError) fail(`invalid scenario ${error.message}`)
       throw error
     }
+  }
+  // --clock wins, then the scenario's clock, then `real`: demos unfold at human pace.
+  const scenarioMode = typeof scenario?.clock === 'string' ? scenario.clock : scenario?.clock?.mode
+  const clock = clockFlag ?? scenarioMode ?? 'real'
+  // Only the real clock has a pace: a speed for another was silently ignored.
+  if (speed !== undefined && clock !== 'real') {
+    const from = clockFlag !== undefined ? `--clock ${clock}` : `the scenario's clock`
+    const why = clock === 'virtual' ? 'it moves only when advanced (POST /_dockside/clock/advance)' : 'it runs at wall pace and skips ahead to what someone waits on'
+    fail(`--speed ${values.speed} sets the pace of the real clock, and the clock is ${clock} (${from}): ${why}. Use --clock real --speed ${values.speed}, or leave --speed out`)
   }
   if ((values.cert === undefined) !== (values.key === undefined)) fail('--cert and --key go together: pass both PEM files, or --tls alone for a self-signed certificate')
   // Secrets from the environment, files or flags (docs/security.md); errors never show them.
@@ -139,9 +152,6 @@ async function serve(argv: string[]) {
     const { selfSignedCertificate } = await import('../transports/server/tls')
     tls = await selfSignedCertificate({ hosts: [values.host as string] })
   }
-  // --clock wins, then the scenario's clock, then `real`: demos unfold at human pace.
-  const scenarioMode = typeof scenario?.clock === 'string' ? scenario.clock : scenario?.clock?.mode
-  const clock = clockFlag ?? scenarioMode ?? 'real'
   let fake
   try {
     fake = createDockside({ scenario, seed, accessKeys, ...access, ...limits, clock: { mode: clock, ...(speed ? { speed } : {}) }, fleet: maxFakes > 0 && { maxFakes } })

@@ -1,7 +1,6 @@
 import { FieldError } from '../service/errors'
 import type { Journal } from '../service/journal'
 import type { RandomSource } from '../service/random'
-import { toMs } from '../time/duration'
 import {
   actionOf,
   describeAction,
@@ -9,6 +8,7 @@ import {
   matches,
   phaseOf,
   validateRule,
+  windowOf,
   type FaultAction,
   type FaultContext,
   type FaultRule,
@@ -39,10 +39,15 @@ export interface FaultHandle {
 }
 
 export interface FaultPlan {
+  /**
+   * Adds a rule. Without an `id` it gets the next free `rule-N` (ids already taken, such as a `rule-1` a user chose,
+   * are skipped, so the same rules added in the same order get the same ids); a chosen id already in use is refused.
+   */
   add(rule: FaultRule): FaultHandle
   /**
    * Adds several rules all or nothing: every rule is checked (and ids against each other and the plan)
-   * before any is added; an error's path starts with the rule's index, e.g. `[2].match.route`.
+   * before any is added; an error's path starts with the rule's index, e.g. `[2].match.route`. Rules without an id
+   * get free `rule-N` ids that skip the ids of the plan and of the whole batch.
    */
   addAll(rules: readonly FaultRule[]): FaultHandle[]
   /** Checks rules as `addAll` would, adding none. */
@@ -69,7 +74,20 @@ export interface FaultPlan {
   jitter(rule: string, maxMs: number, purpose: string): number
 }
 
-type Entry = FaultHandle & { state: { fired: number; matched: number; times: number } }
+/** A rule as the plan keeps it: its counts, and what it does and when, worked out once when it was added. */
+type Entry = FaultHandle & { state: { fired: number; matched: number; times: number; action: FaultAction; fromMs: number; untilMs: number } }
+
+/**
+ * The next automatic id, `rule-N` from `counter` on, skipping ids that are taken (a user may name a rule `rule-2`):
+ * the same rules added in the same order get the same ids. Returns the id and the counter it used.
+ */
+function freeId(counter: number, taken: (id: string) => boolean): [string, number] {
+  let n = counter
+  let id: string
+  do id = `rule-${++n}`
+  while (taken(id))
+  return [id, n]
+}
 
 export function createFaultPlan(deps: { journal: Journal; random: RandomSource; elapsed: () => number; check?: SchemaCheck }): FaultPlan {
   let rules: Entry[] = []
@@ -80,9 +98,8 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
     const rule = r.rule
     if (rule.on !== site || r.state.fired >= r.state.times) return false
     if (!matches(rule.match, context)) return false
-    if (rule.from !== undefined && now < toMs(rule.from)) return false
-    if (rule.until !== undefined && now >= toMs(rule.until)) return false
-    return true
+    // The window was measured when the rule was added: a request never parses a rule.
+    return now >= r.state.fromMs && now < r.state.untilMs
   }
 
   /** Whether the rule's nth match fires (after, every, probability); journals every decision. */
@@ -102,7 +119,7 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
       if (!hit) return undefined
     }
     r.state.fired++
-    const action = actionOf(rule)
+    const action = { ...r.state.action }
     deps.journal.record('fault', { rule: r.id, site, match: n, fired: r.state.fired, action: action.kind, ...context, detail: action })
     return action
   }
@@ -116,16 +133,48 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
     return validateRule({ ...input, match: input.match && { ...input.match } })
   }
 
+  /**
+   * Checks a batch as addAll adds it, and the id each rule gets. The ids the batch chooses are checked in order
+   * (against the plan and each other), so the first refusal is the one named; then each rule without an id gets the
+   * next free `rule-N`, skipping the ids of the plan and of the whole batch (a rule named `rule-1` after an id-less one
+   * is not refused because of it). Returns the ids and the counter after them.
+   */
+  const batchIds = (inputs: readonly FaultRule[]): { ids: string[]; next: number } => {
+    if (!Array.isArray(inputs)) throw new FieldError('', 'must be a list of fault rules', 'fault rules')
+    const taken = new Set(rules.map((r) => r.id))
+    const chosen = inputs.map((input, i) => {
+      try {
+        const id = prepare(input).id
+        if (id !== undefined && taken.has(id)) throw new FieldError('id', `a fault rule with id "${id}" already exists`, 'fault rule')
+        if (id !== undefined) taken.add(id)
+        return id
+      } catch (error) {
+        throw error instanceof FieldError ? error.at(`[${i}]`) : error
+      }
+    })
+    let next = counter
+    const ids = chosen.map((id) => {
+      if (id !== undefined) return id
+      const [free, n] = freeId(next, (candidate) => taken.has(candidate))
+      next = n
+      taken.add(free)
+      return free
+    })
+    return { ids, next }
+  }
+
   const plan: FaultPlan = {
     add(input) {
       const rule = prepare(input)
-      const id = rule.id ?? `rule-${++counter}`
-      if (rules.some((r) => r.id === id)) throw new FieldError('id', `a fault rule with id "${id}" already exists`, 'fault rule')
+      const taken = (id: string) => rules.some((r) => r.id === id)
+      let id = rule.id
+      if (id === undefined) [id, counter] = freeId(counter, taken)
+      else if (taken(id)) throw new FieldError('id', `a fault rule with id "${id}" already exists`, 'fault rule')
       rule.id = id
       if (rule.refuse !== undefined) rule.match = { reconnect: true, ...rule.match }
       const defaultTimes = rule.latency !== undefined ? Infinity : 1
       const times = rule.refuse ?? (rule.times === 'always' ? Infinity : (rule.times ?? defaultTimes))
-      const state = { fired: 0, matched: 0, times }
+      const state = { fired: 0, matched: 0, times, action: actionOf(rule), ...windowOf(rule) }
       const handle: Entry = {
         id,
         rule,
@@ -145,22 +194,13 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
       return handle
     },
     addAll(inputs) {
-      plan.validate(inputs)
-      return inputs.map((input) => plan.add(input))
+      const { ids, next } = batchIds(inputs)
+      const handles = inputs.map((input, i) => plan.add({ ...input, id: ids[i] }))
+      counter = next
+      return handles
     },
     validate(inputs) {
-      if (!Array.isArray(inputs)) throw new FieldError('', 'must be a list of fault rules', 'fault rules')
-      const ids = new Set(rules.map((r) => r.id))
-      let next = counter
-      inputs.forEach((input, i) => {
-        try {
-          const id = prepare(input).id ?? `rule-${++next}`
-          if (ids.has(id)) throw new FieldError('id', `a fault rule with id "${id}" already exists`, 'fault rule')
-          ids.add(id)
-        } catch (error) {
-          throw error instanceof FieldError ? error.at(`[${i}]`) : error
-        }
-      })
+      batchIds(inputs)
     },
     list: () => [...rules],
     remove(id) {
@@ -197,7 +237,7 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
       const now = deps.elapsed()
       // Every applicable rule counts this request as a match, whatever else happens to it,
       // so `after: 2` means "from the 3rd matching request on".
-      const candidates = rules.filter((r) => eligible(r, site, context, now)).map((r) => ({ r, n: ++r.state.matched, phase: phaseOf(actionOf(r.rule)) }))
+      const candidates = rules.filter((r) => eligible(r, site, context, now)).map((r) => ({ r, n: ++r.state.matched, phase: phaseOf(r.state.action) }))
       // Replies first: a refused request sees no latency nor stream fault.
       for (const c of candidates) {
         if (c.phase !== 'reply') continue

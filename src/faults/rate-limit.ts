@@ -1,7 +1,7 @@
 import { FieldError } from '../service/errors'
 import type { SchemaCheck } from './rule'
 import type { Journal } from '../service/journal'
-import { toMs, type Duration } from '../time/duration'
+import { durationProblem, MAX_DURATION_MS, shownValue, toMs, type Duration } from '../time/duration'
 
 /** Which requests a rate limit counts. */
 export type RateLimitRoute = 'events' | 'push' | '*'
@@ -51,18 +51,18 @@ export interface RateLimiter {
   check(route: Exclude<RateLimitRoute, '*'>, client: string): RateLimitVerdict
 }
 
-/** The window in ms, NaN when it is not a duration. */
-function windowMs(window: Duration): number {
-  try {
-    return toMs(window)
-  } catch {
-    return Number.NaN
-  }
+/** What is wrong with a window (a duration above 0, at most 100 years), or undefined when it is one. */
+function windowProblem(window: unknown): string | undefined {
+  const problem = durationProblem(window)
+  if (problem?.kind === 'long') return `${shownValue(window)} is longer than the 100-year maximum; must be a duration above 0, at most ${MAX_DURATION_MS} ms (100 years, "36500d"), like "10s"`
+  // Without the schema (createService alone) a missing or malformed window lands here too: named like a 0.
+  if (problem || !(toMs(window as Duration) > 0)) return 'must be a duration above 0, like "10s"'
+  return undefined
 }
 
 /**
  * Validates limits at the boundary: field names and types against the schema (`check`, the one source of
- * them), then what it cannot say (a window above 0). Errors are FieldErrors naming the path, e.g. `[1].window`.
+ * them), then what it cannot say (a window above 0 and at most 100 years). Errors are FieldErrors naming the path, e.g. `[1].window`.
  */
 export function validateRateLimit(config: unknown, check?: SchemaCheck): RateLimitRule[] {
   if (config === undefined || config === null) return []
@@ -72,8 +72,8 @@ export function validateRateLimit(config: unknown, check?: SchemaCheck): RateLim
     const at = (field: string) => (Array.isArray(config) ? `[${i}]${field ? `.${field}` : ''}` : field)
     if (!raw || typeof raw !== 'object') throw new FieldError(at(''), 'must be a rate limit like {"route":"events","limit":5,"window":"10s"}', 'rate limit')
     const r = raw as RateLimitRule
-    // Without the schema (createService alone) a missing or malformed window reaches toMs: named here like a 0.
-    if (!(windowMs(r.window) > 0)) throw new FieldError(at('window'), 'must be a duration above 0, like "10s"', 'rate limit')
+    const problem = windowProblem(r.window)
+    if (problem) throw new FieldError(at('window'), problem, 'rate limit')
     return { ...r }
   })
 }

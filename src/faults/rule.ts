@@ -2,7 +2,7 @@ import { FieldError } from '../service/errors'
 import { checkCloseCode } from '../service/close-code'
 import { familiarName } from '../service/images'
 import type { Filters } from '../service/filters'
-import { toMs, type Duration } from '../time/duration'
+import { durationProblem, MAX_DURATION_MS, toMs, type Duration } from '../time/duration'
 
 // A fault rule: its syntax (shared by the library, scenario files and the admin API), validation,
 // what it does when it fires, and how it reads in a table. The plan that schedules rules is plan.ts.
@@ -63,7 +63,7 @@ export interface FaultDribble {
  * (`refuse` may carry `reply` as its status).
  */
 export interface FaultRule {
-  /** Optional name for the journal and `pending()`. @default `rule-N` */
+  /** Optional name for the journal and `pending()`. @default the next free `rule-N` (ids in use are skipped) */
   id?: string
   on: FaultSite
   match?: FaultMatch
@@ -71,11 +71,11 @@ export interface FaultRule {
   reply?: number
   /** Events: refuse the next N reconnects (`reply` status, default 503); sugar for `reply` + `times: N` + `match.reconnect`. */
   refuse?: number
-  /** `Retry-After` seconds with a 429/503 reply. @default 1 for 429 and 503 */
+  /** `Retry-After` seconds with a 429/503 reply: whole seconds, 0 to 100 years. @default 1 for 429 and 503 */
   retryAfter?: number
   /** Body message of a reply, or the text of an `error` line. */
   message?: string
-  /** Push only: an in-stream error line with this text (`errorDetail.message` and `error`). */
+  /** Push only: an in-stream error line with this text (`errorDetail.message` and `error`); not empty. */
   error?: string
   /** Push: where `error`, `reset`, `truncate` or `stall` strike: after this many layers. @default 0 */
   afterLayer?: number
@@ -109,7 +109,7 @@ export interface FaultRule {
   probability?: number
   /** Only from this clock time (elapsed since the clock started). */
   from?: Duration
-  /** Only until this clock time (elapsed since the clock started). */
+  /** Only until this clock time (elapsed since the clock started); later than `from`. */
   until?: Duration
 }
 
@@ -184,7 +184,67 @@ export function validateRule(rule: FaultRule, check?: SchemaCheck): FaultRule {
   }
   if (rule.on === 'push' && rule.latency?.perEvent !== undefined) throw new FieldError('latency.perEvent', 'applies to "events" only; use "dribble" to slow push lines', 'fault rule')
   if (rule.refuse !== undefined && rule.times !== undefined) throw new FieldError('times', '"refuse" already says how many times the rule fires; drop "times"', 'fault rule')
+  checkDurations(rule)
+  if (rule.error !== undefined && (typeof rule.error !== 'string' || rule.error.length === 0)) throw new FieldError('error', 'must be a non-empty string: the text of the error line the push gets', 'fault rule')
+  if (rule.retryAfter !== undefined && !(Number.isInteger(rule.retryAfter) && rule.retryAfter >= 0 && rule.retryAfter <= MAX_RETRY_AFTER)) {
+    const allowed = `must be whole seconds from 0 to ${MAX_RETRY_AFTER} (100 years)`
+    throw new FieldError('retryAfter', rule.retryAfter > MAX_RETRY_AFTER ? `${rule.retryAfter} is longer than the 100-year maximum; ${allowed}` : allowed, 'fault rule')
+  }
   return rule
+}
+
+/** The longest `Retry-After` a rule may send, in whole seconds: the 100 years every duration of dockside runs in. */
+const MAX_RETRY_AFTER = MAX_DURATION_MS / 1000
+
+/** A bound of a window as it reads in a message: a string as written, a number in ms. */
+const bound = (value: Duration) => (typeof value === 'number' ? `${value} ms` : value)
+
+/**
+ * Every duration of a rule, checked when the rule is taken (the schema checks their form, not their range): a request
+ * a rule matches must never fail because of the rule's arithmetic. Also refuses a window that never opens.
+ */
+function checkDurations(rule: FaultRule): void {
+  const fields: [string, unknown][] = [
+    ['latency.connect', rule.latency?.connect],
+    ['latency.perEvent', rule.latency?.perEvent],
+    ['latency.jitter', rule.latency?.jitter],
+    ['dribble.line', rule.dribble?.line],
+    ['dribble.jitter', rule.dribble?.jitter],
+    ['afterTime', rule.afterTime],
+    ['from', rule.from],
+    ['until', rule.until],
+  ]
+  for (const [path, value] of fields) {
+    const problem = value === undefined ? undefined : durationProblem(value)
+    if (problem) throw new FieldError(path, problem.expected, 'fault rule')
+  }
+  if (rule.from !== undefined && rule.until !== undefined && toMs(rule.until) <= toMs(rule.from)) {
+    throw new FieldError('until', `${bound(rule.until)} is not later than "from" (${bound(rule.from)}), so the rule could never fire; "until" must be later than "from"`, 'fault rule')
+  }
+}
+
+/** A rule's window of clock time in ms, [fromMs, untilMs): from 0 and without end unless it says. For a validated rule. */
+export function windowOf(rule: FaultRule): { fromMs: number; untilMs: number } {
+  return { fromMs: rule.from === undefined ? 0 : toMs(rule.from), untilMs: rule.until === undefined ? Infinity : toMs(rule.until) }
+}
+
+/**
+ * A rule whose `from`/`until` count from `offsetMs` of clock time (a storyboard applied from now, whose timeline and
+ * fault windows count from that moment), as times since the clock's start. No time dockside takes goes past the
+ * 100-year maximum, so a bound moved past it means "never": an `until` past it is no end (the window stays open), a
+ * `from` past it is the maximum (the latest a rule can open). The rule given is never changed; one with no window is
+ * returned as it is.
+ */
+export function shiftWindow(rule: FaultRule, offsetMs: number): FaultRule {
+  if (offsetMs === 0 || (rule.from === undefined && rule.until === undefined)) return rule
+  const out = { ...rule }
+  if (rule.from !== undefined) out.from = Math.min(offsetMs + toMs(rule.from, 'fault "from"'), MAX_DURATION_MS)
+  if (rule.until !== undefined) {
+    const until = offsetMs + toMs(rule.until, 'fault "until"')
+    if (until > MAX_DURATION_MS) delete out.until
+    else out.until = until
+  }
+  return out
 }
 
 export function actionOf(rule: FaultRule): FaultAction {

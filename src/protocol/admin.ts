@@ -33,6 +33,9 @@ async function readBody<T>(svc: Service, req: ProtoRequest, def: SchemaDef, hint
   return value as T
 }
 
+/** What `POST /_dockside/rate-limit` takes, and how limiting is turned off. */
+const RATE_LIMIT_EXPECTED = 'send a rate limit like {"route":"events","limit":5,"window":"10s"} or a list of them; to turn rate limiting off, DELETE /_dockside/rate-limit'
+
 /** A container as the admin API shows it (the dashboard's snapshot adds its start time). */
 export const containerJson = (c: ReturnType<Service['containers']['list']>[number]) => ({
   id: c.id,
@@ -152,6 +155,8 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       return json(200, svc.rateLimit.get())
     case 'POST rate-limit': {
       const value = await readJsonValue(req, undefined, 'Send {"route":"events","limit":5,"window":"10s"} or a list of them.')
+      // The library reads `undefined`/`null` as "no limits"; over HTTP a body lost on the way must not turn limiting off.
+      if (value === undefined || value === null) throw new FieldError('', `${value === null ? 'null is not a rate limit' : 'missing'}; ${RATE_LIMIT_EXPECTED}`, 'request body')
       svc.rateLimit.set(value as RateLimitConfig)
       return json(200, svc.rateLimit.get())
     }

@@ -119,6 +119,83 @@ interface Entry {
 
 const REPLY_FIELDS = ['status', 'headers', 'body', 'delay', 'passthrough']
 
+/**
+ * How deep an override's body (the reply's, or the JSON a request must contain) may nest objects and lists. Far above
+ * any API's body, far below where JSON.stringify runs out of stack (a few thousand levels): a body nested 5000 deep was
+ * installed, then every answer that showed it (the route, `GET /_dockside/overrides`) was a 400 "Maximum call stack
+ * size exceeded".
+ */
+export const MAX_BODY_DEPTH = 100
+
+/** Header names and values an override may add, in bytes: Node's clients refuse a reply whose headers pass 16 KiB, the fake's own included. */
+export const MAX_REPLY_HEADER_BYTES = 8 * 1024
+
+/** An HTTP token (RFC 9110): what a header name may be. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** What node:http sends in a header value: tab, visible ASCII, space and Latin-1 (no CR, LF, NUL or other controls). */
+const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/
+/** Headers the fake frames the answer with itself. */
+const FRAMING = new Set(['transfer-encoding'])
+
+/** Why a body cannot be matched or sent as JSON (nested too deep, refers to itself), or undefined. Never recurses deeper than the limit. */
+function depthProblem(value: unknown): string | undefined {
+  const ancestors = new Set<object>()
+  const walk = (v: unknown, depth: number): string | undefined => {
+    if (v === null || typeof v !== 'object') return undefined
+    if (depth > MAX_BODY_DEPTH) return `is nested more than ${MAX_BODY_DEPTH} levels deep; a body may nest at most ${MAX_BODY_DEPTH} levels of objects and lists`
+    if (ancestors.has(v)) return 'refers to itself (a circular structure cannot be JSON); give a plain JSON value'
+    ancestors.add(v)
+    for (const child of Object.values(v)) {
+      const problem = walk(child, depth + 1)
+      if (problem) return problem
+    }
+    ancestors.delete(v)
+    return undefined
+  }
+  return walk(value, 1)
+}
+
+/**
+ * Checks a reply's headers as node:http will send them: names are HTTP tokens, values text without CR, LF, NUL or
+ * other control characters (and no character past U+00FF), the framing headers are the fake's. Refused here, not
+ * found by every request the override answers (a 500, or a handshake answer no client can parse).
+ */
+function checkReplyHeaders(headers: Record<string, string>, where: string): void {
+  let bytes = 0
+  for (const [name, value] of Object.entries(headers)) {
+    if (!TOKEN.test(name)) throw new FieldError(where, `${JSON.stringify(name)} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+-.^_\`|~, no spaces or colons)`, 'override')
+    if (FRAMING.has(name.toLowerCase())) throw new FieldError(`${where}.${name}`, 'is set by the fake (it sends the body with a content-length); leave it out', 'override')
+    const bad = BAD_VALUE_CHAR.exec(value)
+    if (bad) {
+      const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
+      throw new FieldError(`${where}.${name}`, `has a character a header value cannot carry (${code} at index ${bad.index}); values are text without CR, LF, NUL or other control characters, and no character past U+00FF`, 'override')
+    }
+    bytes += name.length + value.length
+  }
+  if (bytes > MAX_REPLY_HEADER_BYTES) throw new FieldError(where, `${bytes} bytes of header names and values; at most ${MAX_REPLY_HEADER_BYTES} in all (clients such as Node's refuse an answer whose headers pass 16 KiB)`, 'override')
+}
+
+/** Checks a reply's body: a string, or a value that JSON.stringify turns into JSON, nested at most {@link MAX_BODY_DEPTH} deep. */
+function checkReplyBody(body: unknown, where: string): void {
+  if (typeof body === 'string') return
+  const deep = depthProblem(body)
+  if (deep) throw new FieldError(where, deep, 'override')
+  let text: string | undefined
+  try {
+    text = JSON.stringify(body)
+  } catch (error) {
+    throw new FieldError(where, `cannot be sent as JSON (${(error as Error).message}); give a string or a JSON value`, 'override')
+  }
+  if (text === undefined) throw new FieldError(where, `must be a string or a JSON value, not ${typeof body}`, 'override')
+}
+
+/** Checks the `body` of a request pattern (the JSON a request must contain), so that compiling and showing it cannot fail. */
+export function checkPatternBody(body: unknown, where: string, subject: string): void {
+  if (body === null || typeof body !== 'object' || body instanceof RegExp) return
+  const deep = depthProblem(body)
+  if (deep) throw new FieldError(where, deep, subject)
+}
+
 /** Checks a reply (given to `use()` or returned by a handler); `where` names it in the error. */
 function checkReply(reply: unknown, where: string): OverrideReply {
   if (reply === null || typeof reply !== 'object' || Array.isArray(reply)) throw new FieldError(where, 'must be a reply object like { status: 503, body: { message: "..." } }, or a handler function', 'override')
@@ -128,9 +205,11 @@ function checkReply(reply: unknown, where: string): OverrideReply {
   if (r.status !== undefined && (!Number.isInteger(r.status) || (r.status as number) < 200 || (r.status as number) > 599)) {
     throw new FieldError(`${where}.status`, `must be an integer from 200 to 599 (a websocket's 101 is the fake's own: use passthrough), not ${JSON.stringify(r.status)}`, 'override')
   }
-  if (r.headers !== undefined && (r.headers === null || typeof r.headers !== 'object' || Object.values(r.headers).some((v) => typeof v !== 'string'))) {
+  if (r.headers !== undefined && (r.headers === null || typeof r.headers !== 'object' || Array.isArray(r.headers) || Object.values(r.headers).some((v) => typeof v !== 'string'))) {
     throw new FieldError(`${where}.headers`, 'must be an object of header names to string values', 'override')
   }
+  if (r.headers !== undefined) checkReplyHeaders(r.headers as Record<string, string>, `${where}.headers`)
+  if (r.body !== undefined) checkReplyBody(r.body, `${where}.body`)
   if (r.delay !== undefined) {
     try {
       toMs(r.delay as Duration, 'override delay')
@@ -203,6 +282,7 @@ export function patternFromJson(value: unknown, where: string, regex: (source: s
     }
   }
   if (v.body !== undefined && (v.body === null || (typeof v.body !== 'string' && typeof v.body !== 'object'))) throw new FieldError(`${where}.body`, 'must be the exact text, or a JSON object/array the body must contain', subject)
+  checkPatternBody(v.body, `${where}.body`, subject)
   let path: RequestPattern['path'] = v.path as string | undefined
   if (typeof v.pathPattern === 'string') {
     const tester = compileTester(v.pathPattern, `${where}.pathPattern`, regex, subject)
@@ -252,7 +332,10 @@ export function createOverrides(): OverrideStore {
     get size() {
       return entries.length
     },
-    use: (request, response, options) => add(compilePattern(request), response, options),
+    use(request, response, options) {
+      if (request !== null && typeof request === 'object') checkPatternBody((request as RequestPattern).body, 'request.body', 'override')
+      return add(compilePattern(request), response, options)
+    },
     list: () => entries.map((e) => ({ id: e.id, request: e.pattern.text, response: typeof e.response === 'function' ? 'handler' : e.response, times: e.times === Infinity ? null : e.times, used: e.used })),
     remove(id) {
       const before = entries.length

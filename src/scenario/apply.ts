@@ -4,9 +4,9 @@ import { createImages } from '../service/images'
 import { createRandom } from '../service/random'
 import { createRegistries } from '../service/registries'
 import { validateRateLimit } from '../faults/rate-limit'
-import { closeProblem, validateRule } from '../faults/rule'
+import { closeProblem, shiftWindow, validateRule } from '../faults/rule'
+import { clockProblem } from '../time/clock'
 import { toMs } from '../time/duration'
-import type { FaultRule } from '../faults/plan'
 import type { Scenario, TimelineStep } from './scenario'
 import { pushStep, pushStepProblem } from './push-step'
 
@@ -15,15 +15,6 @@ export interface ApplyHooks {
   restart(): void
   closeSockets?(code: number, reason: string): number
   dropSockets?(): number
-}
-
-/** A fault's `from`/`until` count from the same moment as the timeline: moved by `fromMs` when applied from now. */
-function shifted(rule: FaultRule, fromMs: number): FaultRule {
-  if (fromMs === 0 || (rule.from === undefined && rule.until === undefined)) return rule
-  const out = { ...rule }
-  if (rule.from !== undefined) out.from = fromMs + toMs(rule.from, 'fault "from"')
-  if (rule.until !== undefined) out.until = fromMs + toMs(rule.until, 'fault "until"')
-  return out
 }
 
 function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: number) {
@@ -39,7 +30,7 @@ function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: nu
     else if (step.restart) hooks.restart()
     else if (step.close !== undefined) hooks.closeSockets?.(step.close.code, step.close.reason ?? 'closed by the scenario timeline')
     else if (step.drop) hooks.dropSockets?.()
-    else if (step.faults !== undefined) for (const f of step.faults) svc.faults.add(shifted(step.every === undefined ? f : { ...f, id: undefined }, fromMs))
+    else if (step.faults !== undefined) for (const f of step.faults) svc.faults.add(shiftWindow(step.every === undefined ? f : { ...f, id: undefined }, fromMs))
     svc.journal.record('timeline', { step })
   } catch (error) {
     // A step that no longer applies (a removed container) is reported, never fatal.
@@ -72,9 +63,11 @@ function within<T>(at: string, fn: () => T): T {
  * Everything applying `scenario` to `svc` would refuse, checked before anything changes (so a scenario
  * is applied all or nothing): field names and types (the schema), registries and images (added to
  * throw-away stores), duplicate registry hosts and container names (in the scenario and in the fake),
- * fault rules and their ids, rate limits, timeline repeats and close codes. Throws a FieldError whose path points inside the scenario.
+ * fault rules and their ids (those of timeline steps included), rate limits, the clock's start and speed, timeline
+ * times, repeats and close codes. Throws a FieldError whose path points inside the scenario.
  */
 export function checkScenario(svc: Service, scenario: Scenario): void {
+  checkClock(scenario.clock)
   if (scenario.rateLimit !== undefined) within('rateLimit', () => validateRateLimit(scenario.rateLimit, svc.check))
   const hosts = new Map<string, number>()
   // Registries are checked by adding them to a throw-away store, as images are: what the model refuses is refused here.
@@ -99,14 +92,37 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
     names.set(c.name, i)
   })
   if (scenario.faults !== undefined) within('faults', () => svc.faults.validate(scenario.faults!))
+  // Fault ids: a step's rules are added when it runs, and an id in use then is refused. Ids the fake has, the
+  // scenario's rules and the steps that run once are checked against one another here, not found at run time
+  // (a repeating step's rules get fresh ids each time: its ids never clash).
+  const ids = new Map<string, string>()
+  for (const f of svc.faults.list()) ids.set(f.id, 'a fault rule of the fake')
+  scenario.faults?.forEach((f, i) => f.id !== undefined && !ids.has(f.id) && ids.set(f.id, `faults[${i}]`))
   scenario.timeline?.forEach((step, i) => {
-    if (step.every !== undefined && toMs(step.every) <= 0) throw new FieldError(`timeline[${i}].every`, 'must be a duration above 0, like "6s"', 'scenario')
+    // Every duration is measured here, before anything is applied (a refusal while applying left half a storyboard).
+    within(`timeline[${i}].at`, () => toMs(step.at, 'timeline "at"'))
+    if (step.every !== undefined && within(`timeline[${i}].every`, () => toMs(step.every!, 'timeline "every"')) <= 0) {
+      throw new FieldError(`timeline[${i}].every`, 'must be a duration above 0, like "6s"', 'scenario')
+    }
     const push = step.push !== undefined ? pushStepProblem(step.push) : undefined
     if (push) throw new FieldError(`timeline[${i}].push`, push, 'scenario')
     const close = step.close && closeProblem(step.close.code, step.close.reason, 'scenario')
     if (close) throw close.at(`timeline[${i}].close`)
-    step.faults?.forEach((f, j) => within(`timeline[${i}].faults[${j}]`, () => validateRule({ ...f }, svc.check)))
+    step.faults?.forEach((f, j) => {
+      within(`timeline[${i}].faults[${j}]`, () => validateRule({ ...f }, svc.check))
+      if (f.id === undefined || step.every !== undefined) return
+      const first = ids.get(f.id)
+      if (first !== undefined) throw new FieldError(`timeline[${i}].faults[${j}].id`, `"${f.id}" is already used by ${first}; fault rule ids are unique (leave "id" out for a fresh one)`, 'scenario')
+      ids.set(f.id, `timeline[${i}].faults[${j}]`)
+    })
   })
+}
+
+/** A scenario's `clock` start and speed: a start the fake can represent, a speed within the admin API's cap. */
+function checkClock(clock: Scenario['clock']): void {
+  if (clock === null || typeof clock !== 'object') return
+  const problem = clockProblem(clock)
+  if (problem) throw new FieldError(`clock.${problem.path}`, problem.expected, 'scenario')
 }
 
 /**
@@ -140,14 +156,33 @@ export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHook
       if (running) created.start()
     }),
   )
-  scenario.faults?.forEach((f, i) => within(`faults[${i}]`, () => svc.faults.add(shifted(f, fromMs))))
-  for (const step of scenario.timeline ?? []) {
-    const at = toMs(step.at, 'timeline "at"')
-    const every = step.every === undefined ? undefined : toMs(step.every, 'timeline "every"')
-    const fire = () => {
-      runStep(svc, step, hooks, fromMs)
-      if (every !== undefined) svc.clock.schedule(every, fire)
-    }
-    svc.clock.schedule(Math.max(0, fromMs + at - svc.clock.elapsed()), fire)
+  // Added as one batch, as checkScenario checked them (faults.validate): an id-less rule's `rule-N` keeps clear of the
+  // ids the others chose, wherever they are in the list.
+  if (scenario.faults !== undefined) within('faults', () => svc.faults.addAll(scenario.faults!.map((f) => shiftWindow(f, fromMs))))
+  for (const step of scenario.timeline ?? []) scheduleStep(svc, step, hooks, fromMs)
+}
+
+/**
+ * Schedules a timeline step (checked) at `at` counted from `fromMs` of clock time. A step that runs once and whose time
+ * has passed (applied from the clock's start to a fake already past it) runs at once. A repeating step runs on its
+ * own grid, `at + k × every`: applied past its `at`, its first run is the next time on that grid, not now (two steps
+ * 1 s apart stay 1 s apart), and each run schedules the next on the grid, so a run the host fired late (the real
+ * clock) does not push the ones after it.
+ */
+function scheduleStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: number): void {
+  let due = fromMs + toMs(step.at, 'timeline "at"')
+  const every = step.every === undefined ? undefined : toMs(step.every, 'timeline "every"')
+  /** The first time on the grid at or after `now`, counting on from `due`. */
+  const onGrid = (now: number) => (every !== undefined && due < now ? due + Math.ceil((now - due) / every) * every : due)
+  const fire = () => {
+    runStep(svc, step, hooks, fromMs)
+    if (every === undefined) return
+    due += every
+    const now = svc.clock.elapsed()
+    due = onGrid(now)
+    svc.clock.schedule(Math.max(0, due - now), fire)
   }
+  const now = svc.clock.elapsed()
+  due = onGrid(now)
+  svc.clock.schedule(Math.max(0, due - now), fire)
 }

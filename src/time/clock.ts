@@ -25,9 +25,12 @@ export interface HostTimers {
 export interface ClockOptions {
   /** @default 'virtual' */
   mode?: ClockMode
-  /** Epoch milliseconds the clock starts at. @default Date.UTC(2026, 0, 1) */
+  /**
+   * Epoch milliseconds or an ISO date the clock starts at: a date a JavaScript Date holds (see {@link clockProblem}).
+   * @default Date.UTC(2026, 0, 1) (the wall time for `real`)
+   */
   start?: number | string
-  /** Speed factor for `real` mode. @default 1 */
+  /** Speed factor for `real` mode: clock ms per wall ms, above 0 and at most 1000000. @default 1 */
   speed?: number
   /**
    * How many timers scheduled during one `runAll()` (or at one instant of an `advance()`) may fire before it fails
@@ -123,9 +126,13 @@ export interface Clock {
    * Moves time forward by `delay` (at most 100 years), firing due timers in order (virtual and auto modes).
    * With host timers it first lets pending host I/O run (a client that left is seen leaving before any timer
    * fires), and it yields to the host loop every ~10 ms of timer work, so other clients are served meanwhile.
+   * Calls that overlap (and `runAll()`, `next()`) run one after another, each by its full amount.
    */
   advance(delay: Duration): Promise<void>
-  /** Fires timers until none is left (or the loop limit is hit); settles and yields like `advance()`. */
+  /**
+   * Fires timers until none is left (or the loop limit is hit); settles and yields like `advance()`. Timers past the
+   * last date a JavaScript Date holds (+275760-09-13) never fire, here or in `next()`.
+   */
   runAll(): Promise<void>
   /** Fires the next timer, moving time to it; returns false when none is pending. Lets pending host I/O run first. */
   next(): Promise<boolean>
@@ -172,6 +179,36 @@ const DISPOSED = new Error('the clock was disposed: the fake was reset or closed
 /** The latest time a JavaScript Date can hold (epoch milliseconds). */
 const MAX_TIME = 8.64e15
 
+/** The fastest a `real` clock may run, in clock ms per wall ms (the admin API's `POST /_dockside/clock/speed` cap too). */
+export const MAX_CLOCK_SPEED = 1_000_000
+
+const START_RANGE = `epoch milliseconds or an ISO date from ${new Date(-MAX_TIME).toISOString()} to ${new Date(MAX_TIME).toISOString()} (${-MAX_TIME} to ${MAX_TIME} ms, the dates a JavaScript Date holds)`
+const SPEED_RANGE = `a number above 0 and at most ${MAX_CLOCK_SPEED} (clock milliseconds per wall millisecond)`
+
+/** A value as a message shows it: at most 60 characters of a string. */
+const shown = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}...` : value) : String(value))
+
+/**
+ * What is wrong with a clock's `start` or `speed` as a user gives them (the library's `clock` option, a scenario's
+ * `clock`, a fleet member's scenario): the field and what was wrong and what is allowed, or undefined when both are
+ * fine. The one check of every way in: a start the fake can represent (a date a JavaScript Date holds: every time the
+ * fake shows is one; beyond it every answer failed with "Invalid time value"), a speed within the admin API's cap.
+ */
+export function clockProblem(clock: { start?: unknown; speed?: unknown }): { path: 'start' | 'speed'; expected: string } | undefined {
+  const { start, speed } = clock
+  if (start !== undefined) {
+    const ms = typeof start === 'number' ? start : typeof start === 'string' ? Date.parse(start) : NaN
+    if (typeof start !== 'number' && typeof start !== 'string') return { path: 'start', expected: `must be ${START_RANGE}` }
+    if (Number.isNaN(ms)) return { path: 'start', expected: `${shown(start)} is not a date JavaScript can read; expected ${START_RANGE}` }
+    if (!(Math.abs(ms) <= MAX_TIME)) return { path: 'start', expected: `${shown(start)} is out of range; expected ${START_RANGE}` }
+  }
+  if (speed !== undefined) {
+    if (typeof speed !== 'number' || Number.isNaN(speed)) return { path: 'speed', expected: `must be ${SPEED_RANGE}` }
+    if (!(speed > 0 && speed <= MAX_CLOCK_SPEED)) return { path: 'speed', expected: `${shown(speed)} is out of range; expected ${SPEED_RANGE}` }
+  }
+  return undefined
+}
+
 /** Creates a clock. See docs/api.md#clock. */
 export function createClock(options: ClockOptions = {}): Clock {
   const mode = options.mode ?? 'virtual'
@@ -179,7 +216,8 @@ export function createClock(options: ClockOptions = {}): Clock {
     throw new RangeError(`Invalid clock mode "${mode}": expected "virtual", "auto" or "real".`)
   }
   let speed = options.speed ?? 1
-  if (!(speed > 0)) throw new RangeError(`Invalid clock speed ${speed}: expected a number above 0.`)
+  // The same bounds as clockProblem, with which the fakes check the user's values first (naming the field).
+  if (!(speed > 0 && speed <= MAX_CLOCK_SPEED)) throw new RangeError(`Invalid clock speed ${speed}: expected ${SPEED_RANGE}.`)
   const loopLimit = options.loopLimit ?? 10_000
   const host = options.host
   if (mode !== 'virtual' && !host) throw new Error(`The "${mode}" clock needs host timers.`)
@@ -190,7 +228,7 @@ export function createClock(options: ClockOptions = {}): Clock {
     typeof options.start === 'string'
       ? Date.parse(options.start)
       : (options.start ?? (mode === 'real' && host?.wallOrigin !== undefined ? host.wallOrigin + hostBase : DEFAULT_START))
-  if (!Number.isFinite(startedAt)) throw new RangeError(`Invalid clock start "${options.start}": expected epoch milliseconds or an ISO date.`)
+  if (!(Math.abs(startedAt) <= MAX_TIME)) throw new RangeError(`Invalid clock start ${shown(options.start)}: expected ${START_RANGE}.`)
 
   const queue: Timer[] = []
   let seq = 0
@@ -233,7 +271,8 @@ export function createClock(options: ClockOptions = {}): Clock {
 
   const syncNow = () => {
     if (mode !== 'virtual' && !disposed && !paused) {
-      const w = wallDerived()
+      // Never past the last date a Date holds (a fast real clock left running for months): every time is shown as one.
+      const w = Math.min(wallDerived(), MAX_TIME)
       if (w > current) current = w
     }
     return current
@@ -480,6 +519,89 @@ export function createClock(options: ClockOptions = {}): Clock {
     return t
   }
 
+  /**
+   * The end of the advance, runAll or next running now (undefined when none is). Calls that overlap (three concurrent
+   * `POST /_dockside/clock/advance`, or `Promise.all` of `advance()` calls) run one after another: each moves time by its
+   * full amount from where the one before it stopped. Run together, they all took their target from the same moment
+   * and three advances of 1d moved the clock 1d.
+   */
+  let moving: Promise<void> | undefined
+  const oneAtATime = <T>(run: () => Promise<T>): Promise<T> => {
+    // Not overlapping (the usual case): it starts at once, as it always did.
+    const result = moving ? moving.then(run) : run()
+    const done = result.then(
+      () => undefined,
+      () => undefined,
+    )
+    moving = done
+    void done.then(() => {
+      if (moving === done) moving = undefined
+    })
+    return result
+  }
+
+  /** An advance by `ms` (checked), once no other advance, runAll or next is running. */
+  const advanceBy = async (ms: number, delay: Duration): Promise<void> => {
+    await settle()
+    const from = syncNow()
+    const target = from + ms
+    if (!(target <= MAX_TIME)) throw new RangeError(`Cannot advance the clock by ${ms} ms from ${new Date(from).toISOString()}: it would pass +275760-09-13, the latest date JavaScript can hold.`)
+    // Only timers scheduled during this advance count towards the loop limit: those pending before it are bounded.
+    const firstNew = seq
+    let fired = 0
+    let total = 0
+    let at = current
+    const slice = slicer()
+    const pausesBefore = pauses
+    for (let t = popDue(target) ?? (await quiet(target)); t; t = popDue(target) ?? (await quiet(target))) {
+      // The limit counts timers fired at one instant: a long advance over a repeating timeline is fine,
+      // work that reschedules itself with no delay is not.
+      if (t.at > at) {
+        at = t.at
+        fired = 0
+      }
+      fire(t)
+      if (t.seq >= firstNew && ++fired > loopLimit) throw new RangeError(`More than ${loopLimit} timers fired during advance() at one instant: likely an endless loop of work that reschedules itself with no delay. The clock stopped at ${new Date(current).toISOString()}.`)
+      if (++total > loopLimit * 100) throw new RangeError(`advance(${JSON.stringify(delay)}) fired more than ${loopLimit * 100} timers (clock.loopLimit x 100); the clock stopped at ${new Date(current).toISOString()}. Advance in smaller steps.`)
+      // A timer paused the clock (a scenario step with `pause`): time stays at that step until resumed.
+      if (pauses !== pausesBefore) return
+      await slice()
+    }
+    alignWall(target)
+    if (target > current) current = target
+    armHost()
+  }
+
+  const runAll = async (): Promise<void> => {
+    const firstNew = seq
+    let fired = 0
+    await settle()
+    const slice = slicer()
+    const pausesBefore = pauses
+    // Timers past the last date a Date holds never fire: the clock never reaches a time it cannot show.
+    for (let t = popDue(MAX_TIME) ?? (await quiet(MAX_TIME)); t; t = popDue(MAX_TIME) ?? (await quiet(MAX_TIME))) {
+      syncNow()
+      fire(t)
+      alignWall(t.at)
+      if (t.seq >= firstNew && ++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired during runAll(): likely an endless loop (a repeating timeline or restart loop). Use advance() instead.`)
+      if (pauses !== pausesBefore) return
+      await slice()
+      armHost()
+    }
+  }
+
+  const next = async (): Promise<boolean> => {
+    await settle()
+    const t = popDue(MAX_TIME)
+    if (!t) return false
+    syncNow()
+    fire(t)
+    alignWall(t.at)
+    await flush()
+    armHost()
+    return true
+  }
+
   const clock: Clock = {
     mode,
     get lifetime() {
@@ -553,63 +675,12 @@ export function createClock(options: ClockOptions = {}): Clock {
       return true
     },
     async advance(delay) {
+      // Checked at the call, before it waits its turn: a bad duration is refused at once and moves nothing.
       const ms = toMs(delay, 'clock advance')
-      await settle()
-      const from = syncNow()
-      const target = from + ms
-      if (!(target <= MAX_TIME)) throw new RangeError(`Cannot advance the clock by ${ms} ms from ${new Date(from).toISOString()}: it would pass +275760-09-13, the latest date JavaScript can hold.`)
-      // Only timers scheduled during this advance count towards the loop limit: those pending before it are bounded.
-      const firstNew = seq
-      let fired = 0
-      let total = 0
-      let at = current
-      const slice = slicer()
-      const pausesBefore = pauses
-      for (let t = popDue(target) ?? (await quiet(target)); t; t = popDue(target) ?? (await quiet(target))) {
-        // The limit counts timers fired at one instant: a long advance over a repeating timeline is fine,
-        // work that reschedules itself with no delay is not.
-        if (t.at > at) {
-          at = t.at
-          fired = 0
-        }
-        fire(t)
-        if (t.seq >= firstNew && ++fired > loopLimit) throw new RangeError(`More than ${loopLimit} timers fired during advance() at one instant: likely an endless loop of work that reschedules itself with no delay. The clock stopped at ${new Date(current).toISOString()}.`)
-        if (++total > loopLimit * 100) throw new RangeError(`advance(${JSON.stringify(delay)}) fired more than ${loopLimit * 100} timers (clock.loopLimit x 100); the clock stopped at ${new Date(current).toISOString()}. Advance in smaller steps.`)
-        // A timer paused the clock (a scenario step with `pause`): time stays at that step until resumed.
-        if (pauses !== pausesBefore) return
-        await slice()
-      }
-      alignWall(target)
-      if (target > current) current = target
-      armHost()
+      return oneAtATime(() => advanceBy(ms, delay))
     },
-    async runAll() {
-      const firstNew = seq
-      let fired = 0
-      await settle()
-      const slice = slicer()
-      const pausesBefore = pauses
-      for (let t = popDue(Infinity) ?? (await quiet(Infinity)); t; t = popDue(Infinity) ?? (await quiet(Infinity))) {
-        syncNow()
-        fire(t)
-        alignWall(t.at)
-        if (t.seq >= firstNew && ++fired > loopLimit) throw new Error(`More than ${loopLimit} timers fired during runAll(): likely an endless loop (a repeating timeline or restart loop). Use advance() instead.`)
-        if (pauses !== pausesBefore) return
-        await slice()
-        armHost()
-      }
-    },
-    async next() {
-      await settle()
-      const t = popDue(Infinity)
-      if (!t) return false
-      syncNow()
-      fire(t)
-      alignWall(t.at)
-      await flush()
-      armHost()
-      return true
-    },
+    runAll: () => oneAtATime(runAll),
+    next: () => oneAtATime(next),
     get speed() {
       return speed
     },
@@ -637,7 +708,7 @@ export function createClock(options: ClockOptions = {}): Clock {
     },
     setSpeed(next) {
       if (mode !== 'real') throw new RangeError(`The ${mode} clock has no speed: only the "real" clock runs at a speed factor.`)
-      if (!(next > 0 && Number.isFinite(next))) throw new RangeError(`Invalid clock speed ${next}: expected a finite number above 0.`)
+      if (!(next > 0 && next <= MAX_CLOCK_SPEED)) throw new RangeError(`Invalid clock speed ${next}: expected ${SPEED_RANGE}.`)
       syncNow()
       speed = next
       if (!paused && !disposed) skipped += current - wallDerived()

@@ -29,12 +29,12 @@ describe('the fault plan', () => {
     expect(() => fake.faults.addAll([{ on: 'events', drop: true }, { on: 'events', reply: 418 as never }])).toThrow(/^fault rule\[1\]\.reply: must be one of 400, 404, 429, 500, 503$/)
     expect(() => fake.faults.addAll([{ id: 'b', on: 'events', drop: true }, { id: 'b', on: 'push', stall: true }])).toThrow(/^fault rule\[1\]\.id: a fault rule with id "b" already exists$/)
     expect(() => fake.faults.addAll([{ id: 'a', on: 'events', drop: true }])).toThrow(/^fault rule\[0\]\.id: a fault rule with id "a" already exists$/)
-    // Generated ids count on from the plan's: rule-1 exists once a rule without id was added.
+    // Generated ids count on from the plan's, skipping the ids taken in the plan and anywhere in the batch.
     fake.faults.add({ on: 'events', drop: true })
-    expect(() => fake.faults.addAll([{ id: 'rule-2', on: 'events', drop: true }, { on: 'events', drop: true }])).toThrow(/^fault rule\[1\]\.id: a fault rule with id "rule-2" already exists$/)
+    expect(() => fake.faults.addAll([{ on: 'events', drop: true }, { id: 'rule-1', on: 'events', drop: true }])).toThrow(/^fault rule\[1\]\.id: a fault rule with id "rule-1" already exists$/)
     expect(() => fake.faults.validate({} as never)).toThrow(/^fault rules: must be a list of fault rules$/)
     expect(fake.faults.list().map((h) => h.id)).toEqual(['a', 'rule-1'])
-    expect(fake.faults.addAll([{ on: 'events', drop: true }, { id: 'z', on: 'push', stall: true }]).map((h) => h.id)).toEqual(['rule-2', 'z'])
+    expect(fake.faults.addAll([{ on: 'events', drop: true }, { id: 'rule-2', on: 'events', drop: true }, { id: 'z', on: 'push', stall: true }]).map((h) => h.id)).toEqual(['rule-3', 'rule-2', 'z'])
   })
 
   it('remove, clear, pending and the JSON round trip', async () => {

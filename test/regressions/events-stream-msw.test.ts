@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside } from '../../src/index'
 import { docksideHandlers } from '../../src/transports/msw/index'
 import { probeWithGlobalWs } from '../support/global-ws-probe'
+import { readToEnd } from '../support/stream-ways'
 
 const BASE = 'https://us-west-1.hyper.test'
 const WS_BASE = 'wss://us-west-1.hyper.test:443'
@@ -30,21 +31,7 @@ function started() {
 async function stream(path: string) {
   const res = await fetch(`${BASE}${path}`)
   expect(res.status).toBe(200)
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  const outcome = (async (): Promise<{ how: 'end' | 'error'; text: string; error?: unknown }> => {
-    try {
-      for (;;) {
-        const r = await reader.read()
-        if (r.done) return { how: 'end', text }
-        text += decoder.decode(r.value, { stream: true })
-      }
-    } catch (error) {
-      return { how: 'error', text, error }
-    }
-  })()
-  return { outcome }
+  return { outcome: readToEnd(res) }
 }
 
 const post = async (path: string, body?: unknown) => {

@@ -10,56 +10,13 @@ import * as https from 'node:https'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import { probeWithGlobalWs } from '../support/global-ws-probe'
-
-/** How a streamed response ended, as its client saw it. */
-interface Outcome {
-  how: 'end' | 'error'
-  text: string
-  error?: unknown
-}
-
-/** One way in: where its HTTP and websocket addresses are, and how it goes away. */
-interface Way {
-  name: string
-  start(fake: Dockside): Promise<{ base: string; wsBase: string; close(): Promise<void> }>
-}
-
-const ways: Way[] = [
-  {
-    name: 'server',
-    async start(fake) {
-      const s = await fake.listen({ port: 0 })
-      return { base: s.url, wsBase: s.wsUrl, close: () => s.close() }
-    },
-  },
-  {
-    name: 'in-process',
-    async start(fake) {
-      const hooks = await fake.intercept({ region: 'us-west-1' })
-      return { base: 'https://us-west-1.hyper.test', wsBase: 'wss://us-west-1.hyper.test:443', close: async () => hooks.restore() }
-    },
-  },
-]
+import { readToEnd, streamWays as ways, type StreamOutcome as Outcome } from '../support/stream-ways'
 
 /** `GET url` with fetch, read to its end in the background; resolves once the headers are in. */
 async function fetchStream(url: string) {
   const res = await fetch(url)
   expect(res.status).toBe(200)
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  const outcome = (async (): Promise<Outcome> => {
-    try {
-      for (;;) {
-        const r = await reader.read()
-        if (r.done) return { how: 'end', text }
-        text += decoder.decode(r.value, { stream: true })
-      }
-    } catch (error) {
-      return { how: 'error', text, error }
-    }
-  })()
-  return { outcome }
+  return { outcome: readToEnd(res) }
 }
 
 /** `GET url` with node:http (or https, in process), as dockerode reads it; resolves once the headers are in. */

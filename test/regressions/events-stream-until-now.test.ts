@@ -7,30 +7,10 @@
 import * as http from 'node:http'
 import * as https from 'node:https'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside } from '../../src/index'
 import { probeWithGlobalWs } from '../support/global-ws-probe'
+import { streamWays as ways } from '../support/stream-ways'
 
-interface Way {
-  name: string
-  start(fake: Dockside): Promise<{ base: string; wsBase: string; close(): Promise<void> }>
-}
-
-const ways: Way[] = [
-  {
-    name: 'server',
-    async start(fake) {
-      const s = await fake.listen({ port: 0 })
-      return { base: s.url, wsBase: s.wsUrl, close: () => s.close() }
-    },
-  },
-  {
-    name: 'in-process',
-    async start(fake) {
-      const hooks = await fake.intercept({ region: 'us-west-1' })
-      return { base: 'https://us-west-1.hyper.test', wsBase: 'wss://us-west-1.hyper.test:443', close: async () => hooks.restore() }
-    },
-  },
-]
 
 /** The whole body of `GET url` read with node:http (https in process), as dockerode reads a stream. */
 function nodeGet(url: string) {

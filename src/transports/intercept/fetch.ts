@@ -3,12 +3,13 @@
 // dispatcher that was global before. See docs/decisions/0009-fetch-dispatcher.md.
 import type * as Http from 'node:http'
 import type * as Vm from 'node:vm'
-import { jsonError, serverHeaders } from '../../protocol/http'
+import { jsonError } from '../../protocol/http'
 import { HEADER_OVERFLOW_MESSAGE, headerOverflow, readCappedText } from '../../protocol/limits'
 import type { Served } from '../../protocol/guard'
 import { TransportReset, type ProtoRequest, type ProtoResponse } from '../../protocol/types'
 import { hostNextTick, hostTimers } from '../../runtime/host-timers'
 import { httpOrigins, servedAt, type HookedRegion } from './registry'
+import { serverHeaders } from './server-headers'
 
 /** The symbol Node's fetch (and the undici package) reads the global dispatcher from. */
 export const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1')

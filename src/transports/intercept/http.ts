@@ -2,10 +2,11 @@ import diagnostics_channel from 'node:diagnostics_channel'
 import { Readable } from 'node:stream'
 import type nockType from 'nock'
 import { HEADER_OVERFLOW_MESSAGE, headerOverflow, readCappedText } from '../../protocol/limits'
-import { jsonError, serverHeaders } from '../../protocol/http'
+import { jsonError } from '../../protocol/http'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
 import { ReadAhead } from '../read-ahead'
 import { servedAt, type HookedRegion } from './registry'
+import { serverHeaders } from './server-headers'
 
 type Nock = typeof nockType
 type Interceptor = ReturnType<ReturnType<Nock>['intercept']>

@@ -88,9 +88,12 @@ export function createProtocol(host: ProtocolHost): Protocol {
   const clientOf = (req: ProtoRequest, target: Target) => req.headers['x-dockside-client'] ?? target.query.get('client')
   // The journal line, and (outside the admin API) one entry of the request log: references only, masked on read. The
   // URL is the target's, shared by every request with that URL (thousands of open event sockets keep their entry).
-  const record = (req: ProtoRequest, target: Target, status: number, override?: string, body?: string, websocket = false) => {
+  const record = (began: Service, req: ProtoRequest, target: Target, status: number, override?: string, body?: string, websocket = false) => {
     const svc = host.service()
     const path = target.path
+    // A request that began before a reset (a stalled handshake answered after it) belongs to the history the reset
+    // emptied: it is not recorded in the fresh one. An admin request that made the reset is, as before.
+    if (svc !== began && !isAdmin(path)) return
     svc.journal.record('request', { method: req.method, path, status, client: req.headers['x-dockside-client'] })
     if (!isAdmin(path)) requests.record({ seq: 0, time: svc.clock.now(), method: req.method, url: target.url, path, headers: req.headers, body, client: clientOf(req, target), status, override, websocket })
   }
@@ -114,6 +117,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
     async handle(request) {
       const target = targetOf(request.url)
       const svc = host.service()
+      const began = svc
       // Every route reads its body through this cap, on every way in; the text read is kept for the request log.
       let bodyText: string | undefined
       let bodyRead: Promise<string> | undefined
@@ -152,11 +156,12 @@ export function createProtocol(host: ProtocolHost): Protocol {
       } catch (error) {
         res = errorResponse(error)
       }
-      if (!target.path.startsWith('/_dockside/journal')) record(req, target, res.status, override, bodyText)
+      if (!target.path.startsWith('/_dockside/journal')) record(began, req, target, res.status, override, bodyText)
       return res
     },
     async upgrade(req) {
       const target = targetOf(req.url)
+      const began = host.service()
       if (target.path !== '/events/ws') return { kind: 'not-found', response: jsonError(404, `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.`) }
       // An override may refuse the upgrade with its own answer, delay it, or pass it on.
       let outcome: Awaited<ReturnType<typeof overridden>>
@@ -166,17 +171,17 @@ export function createProtocol(host: ProtocolHost): Protocol {
         outcome = { id: '(failed)', response: errorResponse(error) }
       }
       if (outcome?.response) {
-        record(req, target, outcome.response.status, outcome.id, undefined, true)
+        record(began, req, target, outcome.response.status, outcome.id, undefined, true)
         return { kind: 'reject', response: { ...outcome.response, body: outcome.response.body ?? '' } }
       }
       const override = outcome?.id
       if (req.method !== 'GET') {
-        record(req, target, 405, override, undefined, true)
+        record(began, req, target, 405, override, undefined, true)
         return { kind: 'reject', response: jsonError(405, `A websocket upgrade must be a GET request, not ${req.method}.`, { allow: 'GET' }) }
       }
       const refusal = guardUpgrade(req, host.access?.() ?? noAccess)
       if (refusal) {
-        record(req, target, refusal.response.status, override, undefined, true)
+        record(began, req, target, refusal.response.status, override, undefined, true)
         return { kind: 'reject', response: refused(req, target.path, refusal) }
       }
       // HYPER-HMAC-SHA256 signed headers: always accepted; verified when access keys are configured.
@@ -185,12 +190,12 @@ export function createProtocol(host: ProtocolHost): Protocol {
       if (!signature.ok) {
         svc.journal.record('auth.refused', { path: target.path, status: signature.status, reason: signature.message })
         const response = json(signature.status, signature.detail ? { message: signature.message, ...signature.detail } : { message: signature.message })
-        record(req, target, signature.status, override, undefined, true)
+        record(began, req, target, signature.status, override, undefined, true)
         return { kind: 'reject', response }
       }
       if (signature.accessKey) svc.journal.record('auth.signed', { accessKey: signature.accessKey, verified: signature.verified })
       const result = await eventsUpgrade(host.service(), hub, req, target, limits)
-      record(req, target, result.kind === 'reject' ? result.response.status : 101, override, undefined, true)
+      record(began, req, target, result.kind === 'reject' ? result.response.status : 101, override, undefined, true)
       return result
     },
   }

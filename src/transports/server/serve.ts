@@ -384,8 +384,11 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   // Upgrades whose request signal may still be heard, by socket (see ClientGone).
   const deciding = new Map<Duplex, ClientGone>()
   // One 'close' listener for every socket of this server (a closure per socket is ~100 bytes per idle connection).
+  // Set while close() waits for the last connection to be gone.
+  let drained: (() => void) | undefined
   const onSocketClose = function (this: Duplex) {
     sockets.delete(this)
+    if (sockets.size === 0) drained?.()
     const gone = deciding.get(this)
     if (gone === undefined) return
     deciding.delete(this)
@@ -559,6 +562,17 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
         for (const s of sockets) s.destroy()
         wss?.close()
         await stopped
+        // A destroyed websocket's connection is gone once ws has seen it close, which can be after the server's own
+        // 'close': resolve only then, so that connections() reads 0 once close() has resolved (at most a second more).
+        if (sockets.size > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = realSetTimeout(resolve, 1000)
+            drained = () => {
+              realClearTimeout(timer)
+              resolve()
+            }
+          })
+        }
       })()),
   }
 }

@@ -384,11 +384,8 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   // Upgrades whose request signal may still be heard, by socket (see ClientGone).
   const deciding = new Map<Duplex, ClientGone>()
   // One 'close' listener for every socket of this server (a closure per socket is ~100 bytes per idle connection).
-  // Set while close() waits for the last connection to be gone.
-  let drained: (() => void) | undefined
   const onSocketClose = function (this: Duplex) {
     sockets.delete(this)
-    if (sockets.size === 0) drained?.()
     const gone = deciding.get(this)
     if (gone === undefined) return
     deciding.delete(this)
@@ -542,7 +539,13 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     wsUrl: `${options.tls ? 'wss' : 'ws'}://${shownHost}:${address.port}`,
     port: address.port,
     host,
-    connections: () => sockets.size,
+    // A destroyed socket is gone for its client at once; its 'close' (which takes it out of the set) can come a turn or
+    // more later, after close() has resolved.
+    connections: () => {
+      let open = 0
+      for (const s of sockets) if (!s.destroyed) open++
+      return open
+    },
     close: () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
@@ -562,17 +565,6 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
         for (const s of sockets) s.destroy()
         wss?.close()
         await stopped
-        // A destroyed websocket's connection is gone once ws has seen it close, which can be after the server's own
-        // 'close': resolve only then, so that connections() reads 0 once close() has resolved (at most a second more).
-        if (sockets.size > 0) {
-          await new Promise<void>((resolve) => {
-            const timer = realSetTimeout(resolve, 1000)
-            drained = () => {
-              realClearTimeout(timer)
-              resolve()
-            }
-          })
-        }
       })()),
   }
 }

@@ -108,6 +108,11 @@ it('the packed tarball installs into a fresh project and its vitest fixture and 
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023', 'esnext.disposable', 'dom'], types: ['node'], noEmit: true, skipLibCheck: false }, include: ['types.cts'] }))
   writeFileSync(join(project, 'types.cts'), `import dockside = require('dockside')\nimport m = require('dockside/matchers')\nconst fake: dockside.Dockside = dockside.createDockside({ seed: 1 })\nconst r: { pass: boolean } = m.matchers.toHavePushed(fake, 'a:1')\nexport = r\n`)
   expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toBe('')
+  // The classic ts-jest setup, `module: commonjs` (node10 resolution, which reads no `exports`): the subpaths resolve
+  // through `typesVersions`.
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', target: 'es2023', lib: ['es2023', 'esnext.disposable', 'dom'], types: ['node'], noEmit: true, skipLibCheck: true }, include: ['node10.ts'] }))
+  writeFileSync(join(project, 'node10.ts'), `import { createDockside } from 'dockside'\nimport { serve } from 'dockside/server'\nimport { intercept } from 'dockside/intercept'\nimport { matchers } from 'dockside/matchers'\nexport const all = [createDockside, serve, intercept, matchers]\n`)
+  expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toBe('')
   // Importing the root entry does not load nock (fetch stays the platform's); the first intercept() does.
   const script = "const f = globalThis.fetch; const { createDockside } = await import('dockside'); const a = globalThis.fetch === f; const h = await createDockside().intercept(); console.log(a, globalThis.fetch === f); h.restore()"
   const lean = await run('node', ['--input-type=module', '-e', script], { cwd: project })

@@ -330,3 +330,19 @@ describe('streamed bodies, as on the server', () => {
     controller.abort()
   })
 })
+
+describe('the class is typed as the DOM WebSocket (npm test type-checks this file)', () => {
+  it('assigns to typeof WebSocket, and its on… handlers get CloseEvent and MessageEvent', async () => {
+    // Type errors here fail `tsc -p .` before any test runs: clients typed against the DOM's WebSocket take the class.
+    const Impl: typeof WebSocket = InProcessWebSocket
+    const fake = createDockside({ seed: 1 })
+    open.push(fake)
+    await using hooks = await fake.intercept({ baseUrl: 'http://types.test' })
+    const ws: WebSocket = new Impl(`${hooks.wsBaseUrl}/events/ws`)
+    const got = new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code)))
+    ws.onmessage = (e) => void String(e.data)
+    await new Promise((resolve) => (ws.onopen = resolve))
+    ws.close(3001)
+    expect(await got).toBe(3001)
+  })
+})

@@ -316,7 +316,8 @@ const OPEN = 1
 const CLOSING = 2
 const CLOSED = 3
 
-type Handler = ((this: InProcessWebSocket, event: Event) => unknown) | null
+/** An `on…` handler, typed as the DOM's (`this` is the socket, the event of its kind): the class is a `typeof WebSocket`. */
+type Handler<E extends Event = Event> = ((this: WebSocket, event: E) => unknown) | null
 type HandlerType = 'open' | 'message' | 'error' | 'close'
 
 /** Delivers one text frame (a job of {@link flush}): the hot path, one event per frame per socket. */
@@ -568,16 +569,16 @@ export class InProcessWebSocket extends EventTarget {
   set onerror(fn: Handler) {
     this.#setHandler('error', fn)
   }
-  get onclose(): Handler {
-    return this.#getHandler('close')
+  get onclose(): Handler<CloseEvent> {
+    return this.#getHandler('close') as Handler<CloseEvent>
   }
-  set onclose(fn: Handler) {
+  set onclose(fn: Handler<CloseEvent>) {
     this.#setHandler('close', fn)
   }
-  get onmessage(): Handler {
-    return this.#getHandler('message')
+  get onmessage(): Handler<MessageEvent> {
+    return this.#getHandler('message') as Handler<MessageEvent>
   }
-  set onmessage(fn: Handler) {
+  set onmessage(fn: Handler<MessageEvent>) {
     this.#setHandler('message', fn)
   }
   get binaryType(): BinaryType {

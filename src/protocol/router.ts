@@ -5,7 +5,7 @@ import { API_VERSION, handleDocker, unservedDocker } from './docker'
 import { guardAdmin, guardUpgrade, type AccessOptions, type Refusal } from './guard'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
 import { errorResponse, json, jsonError, targetOf, type Target } from './http'
-import { BodyTooLargeError, resolveLimits, type ProtocolLimits } from './limits'
+import { BodyTooLargeError, HEADER_OVERFLOW_MESSAGE, headerOverflow, resolveLimits, type ProtocolLimits } from './limits'
 import { createOverrides, type OverrideStore } from './overrides'
 import { pushRoute } from './push'
 import { createRequestLog, type RequestLog } from './requests'
@@ -116,6 +116,9 @@ export function createProtocol(host: ProtocolHost): Protocol {
     requests,
     async handle(request) {
       const target = targetOf(request.url)
+      // Node's header limit, for every way in: the real server answers 431 before the protocol sees such a request
+      // (so nothing is recorded); the in-process ways in reach this check instead.
+      if (headerOverflow(request.url, request.headers)) return jsonError(431, HEADER_OVERFLOW_MESSAGE)
       const svc = host.service()
       const began = svc
       // Every route reads its body through this cap, on every way in; the text read is kept for the request log.
@@ -160,6 +163,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
       return res
     },
     async upgrade(req) {
+      if (headerOverflow(req.url, req.headers)) return { kind: 'reject', response: jsonError(431, HEADER_OVERFLOW_MESSAGE) }
       const target = targetOf(req.url)
       const began = host.service()
       if (target.path !== '/events/ws') return { kind: 'not-found', response: jsonError(404, `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.`) }

@@ -3,8 +3,7 @@
 // dispatcher that was global before. See docs/decisions/0009-fetch-dispatcher.md.
 import type * as Http from 'node:http'
 import type * as Vm from 'node:vm'
-import { jsonError } from '../../protocol/http'
-import { HEADER_OVERFLOW_MESSAGE, headerOverflow, readCappedText } from '../../protocol/limits'
+import { readCappedText } from '../../protocol/limits'
 import type { Served } from '../../protocol/guard'
 import { TransportReset, type ProtoRequest, type ProtoResponse } from '../../protocol/types'
 import { hostNextTick, hostTimers } from '../../runtime/host-timers'
@@ -178,8 +177,6 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
   handler.onConnect?.((reason) => fail(reason ?? Object.assign(new Error('Request aborted'), { name: 'AbortError' })))
   if (finished) return
   const proto = toProtoRequest(region, options, controller.signal)
-  // Over Node's header limit the real server answers 431 before the fake sees the request (nothing is recorded).
-  if (headerOverflow(proto.url, proto.headers)) return void queueMicrotask(() => respond(jsonError(431, HEADER_OVERFLOW_MESSAGE)))
   // A route the fake serves, or one an override covers (a stub for a Docker route the fake lacks).
   const served = region.routes.http(proto.method, proto.url) || region.protocol.overrides.covers(proto.method, proto.url, proto.headers)
   const answer = served

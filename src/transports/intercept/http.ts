@@ -1,8 +1,7 @@
 import diagnostics_channel from 'node:diagnostics_channel'
 import { Readable } from 'node:stream'
 import type nockType from 'nock'
-import { HEADER_OVERFLOW_MESSAGE, headerOverflow, readCappedText } from '../../protocol/limits'
-import { jsonError } from '../../protocol/http'
+import { readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
 import { ReadAhead } from '../read-ahead'
 import { servedAt, type HookedRegion } from './registry'
@@ -102,8 +101,6 @@ function toProtoRequest(request: Request, region: HookedRegion): ProtoRequest {
 
 async function answer(region: HookedRegion, request: Request): Promise<[number, string | Readable, Record<string, string>]> {
   const proto = toProtoRequest(request, region)
-  // Over Node's header limit the real server answers 431 before the fake sees the request (nothing is recorded).
-  if (headerOverflow(proto.url, proto.headers)) return finish(jsonError(431, HEADER_OVERFLOW_MESSAGE))
   // A route the fake serves, or one an override covers (a stub for a Docker route the fake lacks).
   const served = region.routes.http(request.method, proto.url) || region.protocol.overrides.covers(request.method, proto.url, proto.headers)
   if (!served) return region.unhandled(request.method, request.url, () => region.protocol.handle(proto).then(finish))

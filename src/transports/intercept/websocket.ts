@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto'
 import { getEventListeners } from 'node:events'
 import { errorResponse, jsonError } from '../../protocol/http'
-import { EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE, headerOverflow } from '../../protocol/limits'
+import { EVENTS_MAX_MESSAGE } from '../../protocol/limits'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
 import type { ProtoRequest, SocketSession, UpgradeResult } from '../../protocol/types'
 import { globalTimers } from '../../runtime/global-timers'
@@ -408,10 +408,7 @@ export class InProcessWebSocket extends EventTarget {
   async #connect(region: HookedRegion, req: ProtoRequest, offered: string[]) {
     let result: UpgradeResult
     try {
-      // Over Node's header limit the real server answers 431 before the fake sees the upgrade (nothing is recorded).
-      result = headerOverflow(req.url, req.headers)
-        ? { kind: 'reject', response: jsonError(431, HEADER_OVERFLOW_MESSAGE) }
-        : await region.protocol.upgrade(req)
+      result = await region.protocol.upgrade(req)
       if (result.kind === 'not-found') {
         const { response } = result
         result = await region.unhandled('GET', this.#url.href, async () => ({ kind: 'reject', response }) as const)

@@ -4,8 +4,8 @@
 // See docs/msw.md.
 import { http, ws, type HttpHandler, type WebSocketHandler } from 'msw'
 import type { Dockside } from '../../dockside'
-import { errorResponse, jsonError } from '../../protocol/http'
-import { EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE, headerOverflow, readCappedText } from '../../protocol/limits'
+import { errorResponse } from '../../protocol/http'
+import { EVENTS_MAX_MESSAGE, readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '../../protocol/types'
 import { servedAt, serviceOrigins } from '../intercept/registry'
 import { ReadAhead } from '../read-ahead'
@@ -160,8 +160,6 @@ export function docksideHandlers(fake: Dockside, options: DocksideHandlersOption
         remoteAddress: 'msw',
         served: servedHttp,
       }
-      // Over Node's header limit the real server answers 431 before the fake sees the request (nothing is recorded).
-      if (headerOverflow(proto.url, proto.headers)) return toResponse(request.method, jsonError(431, HEADER_OVERFLOW_MESSAGE))
       return toResponse(request.method, await protocol.handle(proto))
     },
   )
@@ -224,7 +222,7 @@ export function docksideHandlers(fake: Dockside, options: DocksideHandlersOption
 
     let result: UpgradeResult
     try {
-      result = headerOverflow(req.url, req.headers) ? { kind: 'reject', response: jsonError(431, HEADER_OVERFLOW_MESSAGE) } : await protocol.upgrade(req)
+      result = await protocol.upgrade(req)
     } catch (error) {
       result = { kind: 'reject', response: errorResponse(error) as ProtoResponse & { body?: string } }
     }

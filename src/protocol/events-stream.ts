@@ -33,7 +33,6 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
   const stall = find(decisions, 'stall')
   const ending = find(decisions, 'close') ?? find(decisions, 'drop')
   const latency = find(decisions, 'latency')
-  const format = svc.options.timeFormat
   const id = nextSocketId(svc)
   // Ends the connection at once, even while the transport waits for the client to read: a client more than maxBacklog
   // behind, or a drop of every socket (see `live.drop`).
@@ -73,7 +72,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
       queued = 0
       for (const e of batch) svc.deliveries.sent(key, id, e)
       sent += batch.length
-      return batch.map((e) => e.dockerLine(format)).join('')
+      return batch.map((e) => e.dockerLine()).join('')
     }
     /** Set when the hub closed the stream: its last lines, then the clean end. */
     let last: string | undefined
@@ -135,7 +134,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
             if (overflowed || cut || last !== undefined) return
             queue.push(e)
             // The replay of `since` is bounded by retention and not counted: only live events can pile up without end.
-            if (!replaying && (queued += e.dockerLine(format).length) > limits.maxBacklog) overflow()
+            if (!replaying && (queued += e.dockerLine().length) > limits.maxBacklog) overflow()
             else poke()
           },
           timers,

@@ -17,8 +17,11 @@ export interface ServiceEvent extends FilterSubject {
   readonly attributes: Readonly<Record<string, string>>
   /** The events-websocket frame, serialised once and shared by every subscriber. */
   frame(format: TimeFormat): string
-  /** The Docker `GET /events` line (with `scope`), serialised once. */
-  dockerLine(format: TimeFormat): string
+  /**
+   * The Docker `GET /events` line (with `scope`), serialised once. Always integer times, whatever `timeFormat` says:
+   * Docker clients decode `time` and `timeNano` as int64 (the docker CLI fails on `1.476375852e+09`).
+   */
+  dockerLine(): string
 }
 
 export interface EventInput {
@@ -90,7 +93,7 @@ function attributesOf(input: EventInput): Record<string, string> {
  * its frame in the same turn, so one slot each serves them all; events in the log keep no strings of their own (10,000
  * retained frames were most of what the collector had to promote and trace).
  */
-const built: { frameEvent?: Event; frameFormat?: TimeFormat; frameText: string; lineEvent?: Event; lineFormat?: TimeFormat; lineText: string } = { frameText: '', lineText: '' }
+const built: { frameEvent?: Event; frameFormat?: TimeFormat; frameText: string; lineEvent?: Event; lineText: string } = { frameText: '', lineText: '' }
 
 /**
  * An event: the clock time is kept as whole milliseconds plus nanoseconds within them, so that making and framing
@@ -146,11 +149,10 @@ class Event implements ServiceEvent, EventInput {
     }
     return built.frameText
   }
-  dockerLine(format: TimeFormat): string {
-    if (built.lineEvent !== this || built.lineFormat !== format) {
-      built.lineText = `${headOf(this)},"scope":"local",${this.#tail(format)}\n`
+  dockerLine(): string {
+    if (built.lineEvent !== this) {
+      built.lineText = `${headOf(this)},"scope":"local",${this.#tail('integer')}\n`
       built.lineEvent = this
-      built.lineFormat = format
     }
     return built.lineText
   }

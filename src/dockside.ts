@@ -22,7 +22,7 @@ import type { Images } from './service/images'
 import type { Journal, JournalEntry } from './service/journal'
 import type { Registries } from './service/registries'
 import { createService, type Service, type ServiceOptions } from './service/service'
-import { clockProblem, type Clock } from './time/clock'
+import { clockProblem, speedWithout, type Clock } from './time/clock'
 
 /** Options of {@link createDockside}; each field documented with its default. */
 export interface DocksideOptions extends ServiceOptions, AccessOptions {
@@ -203,6 +203,13 @@ function buildOptions(options: DocksideOptions): ServiceOptions {
   const scenarioClock = typeof s.clock === 'string' ? { mode: s.clock } : s.clock
   const optClock = typeof options.clock === 'string' ? { mode: options.clock } : options.clock
   const clock = { ...scenarioClock, ...optClock }
+  // Each clock was checked on its own; merged, the options' mode may meet the scenario's speed.
+  const mode = clock.mode ?? 'virtual'
+  if (clock.speed !== undefined && mode !== 'real') {
+    const fromOptions = typeof optClock === 'object' && optClock.speed !== undefined
+    if (fromOptions) throw new FieldError('clock.speed', speedWithout(mode), 'createDockside options')
+    throw new ScenarioError('(scenario)', 'clock.speed', `${speedWithout(mode)} (the clock is ${mode}${optClock?.mode !== undefined ? ' by the createDockside clock option' : ''})`)
+  }
   // `real` starts at the wall time unless a start is given (the clock reads it from its host when it is made);
   // virtual and auto start at a fixed date.
   return {

@@ -119,6 +119,11 @@ async function serve(argv: string[]) {
     const why = clock === 'virtual' ? 'it moves only when advanced (POST /_dockside/clock/advance)' : 'it runs at wall pace and skips ahead to what someone waits on'
     fail(`--speed ${values.speed} sets the pace of the real clock, and the clock is ${clock} (${from}): ${why}. Use --clock real --speed ${values.speed}, or leave --speed out`)
   }
+  // The same for a scenario's own speed, when --clock made its clock another one.
+  const scenarioSpeed = typeof scenario?.clock === 'object' ? scenario.clock.speed : undefined
+  if (scenarioSpeed !== undefined && speed === undefined && clock !== 'real') {
+    fail(`the scenario's clock.speed ${scenarioSpeed} sets the pace of the real clock, and --clock ${clock} makes the clock ${clock}. Use --clock real, or leave --clock out`)
+  }
   if ((values.cert === undefined) !== (values.key === undefined)) fail('--cert and --key go together: pass both PEM files, or --tls alone for a self-signed certificate')
   // Secrets from the environment, files or flags (docs/security.md); errors never show them.
   const secrets = await readSecrets({
@@ -239,7 +244,9 @@ async function validate(argv: string[]) {
   try {
     // What serve would do with the file, on a throw-away fake: every check serve makes, made first.
     const scenario = await loadScenario(file)
-    await createDockside({ scenario, clock: { mode: 'virtual' } }).close()
+    // On a virtual clock, unless the scenario paces a real one (serve's clock when no --clock is given).
+    const paced = typeof scenario.clock === 'object' && scenario.clock.speed !== undefined
+    await createDockside({ scenario, clock: { mode: paced ? 'real' : 'virtual' } }).close()
   } catch (error) {
     scenarioFailure(file, error)
   }

@@ -194,8 +194,8 @@ const shown = (value: unknown) => (typeof value === 'string' ? JSON.stringify(va
  * fine. The one check of every way in: a start the fake can represent (a date a JavaScript Date holds: every time the
  * fake shows is one; beyond it every answer failed with "Invalid time value"), a speed within the admin API's cap.
  */
-export function clockProblem(clock: { start?: unknown; speed?: unknown }): { path: 'start' | 'speed'; expected: string } | undefined {
-  const { start, speed } = clock
+export function clockProblem(clock: { mode?: unknown; start?: unknown; speed?: unknown }): { path: 'start' | 'speed'; expected: string } | undefined {
+  const { mode, start, speed } = clock
   if (start !== undefined) {
     const ms = typeof start === 'number' ? start : typeof start === 'string' ? Date.parse(start) : NaN
     if (typeof start !== 'number' && typeof start !== 'string') return { path: 'start', expected: `must be ${START_RANGE}` }
@@ -205,8 +205,18 @@ export function clockProblem(clock: { start?: unknown; speed?: unknown }): { pat
   if (speed !== undefined) {
     if (typeof speed !== 'number' || Number.isNaN(speed)) return { path: 'speed', expected: `must be ${SPEED_RANGE}` }
     if (!(speed > 0 && speed <= MAX_CLOCK_SPEED)) return { path: 'speed', expected: `${shown(speed)} is out of range; expected ${SPEED_RANGE}` }
+    if (mode === 'virtual' || mode === 'auto') return { path: 'speed', expected: speedWithout(mode) }
   }
   return undefined
+}
+
+/**
+ * Why a speed given with a clock that is not `real` is refused: only the real clock has a pace, and a speed the fake
+ * would silently ignore gives a test a clock that does not run as it asked.
+ */
+export function speedWithout(mode: 'virtual' | 'auto'): string {
+  const why = mode === 'virtual' ? 'moves only when advanced' : 'runs at wall pace and skips ahead to what someone waits on'
+  return `sets the pace of the "real" clock, and the ${mode} clock ${why}; use mode "real", or leave speed out`
 }
 
 /** Creates a clock. See docs/api.md#clock. */

@@ -18,7 +18,7 @@ export interface RateLimitRule {
   burst?: number
   /** `client`: one bucket per client (its id, else its address); `route`: one bucket shared by everyone. @default 'client' */
   per?: 'client' | 'route'
-  /** Body message of the 429. */
+  /** Body message of the 429; not empty. */
   message?: string
 }
 
@@ -74,6 +74,7 @@ export function validateRateLimit(config: unknown, check?: SchemaCheck): RateLim
     const r = raw as RateLimitRule
     const problem = windowProblem(r.window)
     if (problem) throw new FieldError(at('window'), problem, 'rate limit')
+    if (r.message === '') throw new FieldError(at('message'), "must be a non-empty string: the 429's JSON message (leave it out for the default, which names the limit)", 'rate limit')
     return { ...r }
   })
 }

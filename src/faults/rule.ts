@@ -73,7 +73,7 @@ export interface FaultRule {
   refuse?: number
   /** `Retry-After` seconds with a 429/503 reply: whole seconds, 0 to 100 years. @default 1 for 429 and 503 */
   retryAfter?: number
-  /** Body message of a reply, or the text of an `error` line. */
+  /** The JSON `message` of a `reply` or `refuse` answer; not empty. */
   message?: string
   /** Push only: an in-stream error line with this text (`errorDetail.message` and `error`); not empty. */
   error?: string
@@ -185,6 +185,10 @@ export function validateRule(rule: FaultRule, check?: SchemaCheck): FaultRule {
   if (rule.on === 'push' && rule.latency?.perEvent !== undefined) throw new FieldError('latency.perEvent', 'applies to "events" only; use "dribble" to slow push lines', 'fault rule')
   if (rule.refuse !== undefined && rule.times !== undefined) throw new FieldError('times', '"refuse" already says how many times the rule fires; drop "times"', 'fault rule')
   checkDurations(rule)
+  if (rule.message !== undefined) {
+    if (action !== 'reply' && action !== 'refuse') throw new FieldError('message', `is the JSON message of a "reply" or "refuse" answer, and this rule's action is "${action}"${action === 'error' ? ' (its text is "error")' : ''}; drop "message"`, 'fault rule')
+    if (typeof rule.message !== 'string' || rule.message.length === 0) throw new FieldError('message', "must be a non-empty string: the answer's JSON message (leave it out for the status's own)", 'fault rule')
+  }
   if (rule.error !== undefined && (typeof rule.error !== 'string' || rule.error.length === 0)) throw new FieldError('error', 'must be a non-empty string: the text of the error line the push gets', 'fault rule')
   if (rule.retryAfter !== undefined && !(Number.isInteger(rule.retryAfter) && rule.retryAfter >= 0 && rule.retryAfter <= MAX_RETRY_AFTER)) {
     const allowed = `must be whole seconds from 0 to ${MAX_RETRY_AFTER} (100 years)`

@@ -68,8 +68,45 @@ const ADMIN_ROUTES = [
   ...LIVE_ROUTES,
 ]
 
-/** The admin API under `/_dockside/`, for people and non-JS tools. */
+/**
+ * The query parameters each route of the switch below reads; any other is refused, naming the ones allowed (a typo
+ * such as `?typ=ws.open` silently answered the whole journal). Routes not listed take none.
+ */
+const QUERY_PARAMS: Record<string, readonly string[]> = {
+  'POST containers/:ref/stop': ['exitCode'],
+  'POST clock/advance': ['by'],
+  'GET journal': ['type', 'after'],
+  'POST scenario': ['from'],
+}
+
+/** The routes of the switch below. */
+const KNOWN_KEYS = new Set(['GET state', 'GET containers', 'POST containers', 'POST containers/:ref/start', 'POST containers/:ref/stop', 'DELETE containers/:ref', 'GET images', 'POST images', 'GET registries', 'POST registries', 'GET faults', 'POST faults', 'GET faults/:ref', 'GET rate-limit', 'POST rate-limit', 'DELETE rate-limit', 'GET deliveries', 'GET deliveries/:ref', 'POST sockets/drop', 'DELETE faults', 'DELETE faults/:ref', 'POST sockets/close', 'POST restart', 'GET clock', 'POST clock/advance', 'GET journal', 'POST reset', 'POST scenario'])
+
+/** Routes that read a JSON body; every other route of the switch below takes none (nothing, or `{}`). */
+const BODY_ROUTES = new Set(['POST containers', 'POST containers/:ref/stop', 'POST images', 'POST registries', 'POST faults', 'POST rate-limit', 'POST sockets/close', 'POST clock/advance', 'POST scenario'])
+
+/** Refuses a query parameter `key` does not read, and a body with fields on a route that reads none. */
+async function checkUnread(svc: Service, req: ProtoRequest, target: Target, key: string, route: string): Promise<void> {
+  const allowed = QUERY_PARAMS[key] ?? []
+  for (const name of target.query.keys()) {
+    if (!allowed.includes(name)) {
+      throw new InvalidInputError(`Unknown query parameter ${JSON.stringify(name)} for ${route}; ${allowed.length ? `allowed: ${allowed.join(', ')}` : 'it takes none'}.`)
+    }
+  }
+  if (BODY_ROUTES.has(key) || req.method === 'GET' || req.method === 'HEAD') return
+  const value = await readJsonValue(req, {})
+  const fields = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : undefined
+  if (fields?.length === 0) return
+  throw new InvalidInputError(`${route} takes no request body${fields ? `: unknown field ${JSON.stringify(fields[0])}` : ''}; send none (or {}).`)
+}
+
+/** The admin API under `/_dockside/`, for people and non-JS tools. `HEAD` answers as `GET` without the body. */
 export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRequest, target: Target, stores?: VerifyStores): Promise<ProtoResponse> {
+  // The live feed is a stream that starts on GET: its HEAD stays unknown below (no admin route), like other methods.
+  if (req.method === 'HEAD' && !/^\/_dockside\/(ui|live)(\/|$)/.test(target.path)) {
+    const res = await handleAdmin(svc, host, hub, { ...req, method: 'GET' }, target, stores)
+    return { ...res, body: undefined }
+  }
   const path = target.path.replace(/\/+$/, '')
   const m = req.method
   const parts = path.split('/').slice(2).map((p) => {
@@ -89,6 +126,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
 
   // `sockets/close` and `clock/advance` are actions, not resources with a ref.
   const key = resource === 'sockets' || resource === 'clock' ? `${m} ${parts.join('/')}` : `${m} ${resource}${ref !== undefined ? '/:ref' : ''}${verb !== undefined ? `/${verb}` : ''}`
+  if (KNOWN_KEYS.has(key)) await checkUnread(svc, req, target, key, `${m} ${path}`)
   switch (key) {
     case 'GET state':
       return json(200, {

@@ -5,7 +5,7 @@ import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
 import { connectLatency, findAction as find, untilAborted } from './faults'
 import { errorResponse, jsonError, type Target } from './http'
-import { BACKLOG_CLOSE_CODE, backlogReason, EVENTS_MAX_MESSAGE, resolveLimits, type ProtocolLimits } from './limits'
+import { BACKLOG_CLOSE_CODE, backlogReason, EVENTS_MAX_MESSAGE, PROTOCOL_ERROR_REASONS, resolveLimits, type ProtocolLimits } from './limits'
 import type { ProtoRequest, SocketSession, SocketSink, UpgradeResult } from './types'
 import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, unfollow, nextSocketId, admit, paced, replaySince } from './events-common'
 import { clampCloseReason, createHub, type LiveSocket } from './socket-hub'
@@ -260,6 +260,10 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
     // The close frame carries the code alone, as Go's websocket servers (the real service) and ws send it; the
     // journal and the delivery report say why.
     this.end('server', 1009, `message too big: this websocket takes no client messages over ${EVENTS_MAX_MESSAGE} bytes`, '')
+  }
+
+  protocolError(code: 1002 | 1007 | 1008) {
+    this.end('server', code, PROTOCOL_ERROR_REASONS[code])
   }
 }
 

@@ -15,6 +15,16 @@ export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024
 export const DEFAULT_MAX_BACKLOG = 4 * 1024 * 1024
 /** The events websocket takes no client messages: a frame over this many bytes closes it with 1009. */
 export const EVENTS_MAX_MESSAGE = 4096
+
+/**
+ * The reasons of the closes a client's protocol error causes, as Go's websocket servers (the real service) give one
+ * for 1002; `ws` sends the code alone. PROTOCOL.md: every close carries a readable reason.
+ */
+export const PROTOCOL_ERROR_REASONS = {
+  1002: 'protocol error: the client sent a frame the WebSocket protocol (RFC 6455) does not allow',
+  1007: 'invalid frame payload data: the client sent text that is not UTF-8',
+  1008: 'policy violation: the client sent a message in too many fragments',
+} as const
 /** Close code of an events websocket whose client fell more than `maxBacklog` behind (IANA: Try Again Later). */
 export const BACKLOG_CLOSE_CODE = 1013
 

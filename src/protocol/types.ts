@@ -62,6 +62,12 @@ export interface SocketSession {
   clientClosed(code: number, reason: string): void
   /** The client sent a frame over `EVENTS_MAX_MESSAGE` bytes; the transport has closed (or closes) with 1009. */
   tooBig(): void
+  /**
+   * The client broke the WebSocket protocol (1002: a frame RFC 6455 does not allow; 1007: text that is not UTF-8;
+   * 1008: a message in too many fragments); the transport has sent the close with the reason of
+   * `PROTOCOL_ERROR_REASONS` (limits.ts) and ends the connection.
+   */
+  protocolError(code: 1002 | 1007 | 1008): void
 }
 
 /** The answer to an upgrade request: refuse with an HTTP response, or accept and open a session. */

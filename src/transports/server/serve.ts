@@ -5,7 +5,7 @@ import type * as Ws from 'ws'
 import type { WebSocket } from 'ws'
 import type { AccessOptions, Served } from '../../protocol/guard'
 import { errorResponse, jsonError } from '../../protocol/http'
-import { BodyTooLargeError, EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE } from '../../protocol/limits'
+import { BodyTooLargeError, EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE, PROTOCOL_ERROR_REASONS } from '../../protocol/limits'
 import { SHUTDOWN_REASON } from '../../service/close-code'
 import type { Protocol } from '../../protocol/router'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
@@ -373,7 +373,15 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   let wss: Ws.WebSocketServer | undefined
   const websockets = (): Ws.WebSocketServer => {
     if (wss) return wss
-    wss = new (wsModule().WebSocketServer)({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: EVENTS_MAX_MESSAGE, handleProtocols })
+    const { WebSocketServer, WebSocket: Base } = wsModule()
+    // ws closes on a client's protocol error with the code alone (before any listener of ours runs): the reason is
+    // added here, on the one call ws makes then.
+    class EventsWebSocket extends Base {
+      override close(code?: number, data?: string | Buffer) {
+        super.close(code, data === undefined && (code === 1002 || code === 1007 || code === 1008) ? PROTOCOL_ERROR_REASONS[code] : data)
+      }
+    }
+    wss = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: EVENTS_MAX_MESSAGE, handleProtocols, WebSocket: EventsWebSocket })
     // Handshake failures ws finds itself (a malformed Sec-WebSocket-Protocol...) get a JSON body too.
     wss.on('wsClientError', (error: Error, socket: Duplex) => {
       writeRaw(socket, jsonError(400, `Bad websocket handshake: ${error.message}.`))
@@ -404,10 +412,13 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
       sink.session?.clientClosed(code, reason.toString())
     },
     error(error) {
-      // ws has already sent close 1009 for an oversized frame; the protocol journals it. Anything else ends the socket.
+      // ws has already sent close 1009 for an oversized frame, or 1002/1007/1008 for a protocol error; the protocol
+      // journals it. After a protocol error, and anything else, the socket ends.
       const session = live.get(this)?.session
-      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' && session) session.tooBig()
-      else this.terminate()
+      const code = (error as { code?: string }).code
+      if ((code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' || code === 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH') && session) return session.tooBig()
+      if (code?.startsWith('WS_ERR_')) session?.protocolError(code === 'WS_ERR_INVALID_UTF8' ? 1007 : code === 'WS_ERR_TOO_MANY_BUFFERED_PARTS' ? 1008 : 1002)
+      this.terminate()
     },
     socketClose: onSocketClose,
   }

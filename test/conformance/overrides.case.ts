@@ -21,6 +21,20 @@ export const overrideCases: Case[] = [
     },
   },
   {
+    // node:http wrote the head of a string body as UTF-8 bytes, so the server's clients read `cafÃ©`.
+    name: 'a header value with Latin-1 characters reads the same on every way in, for a fetch and for a refused upgrade',
+    async run({ fake, h }) {
+      fake.use('GET /version', { status: 200, headers: { 'x-team': 'café crème', 'x-sign': '±5 µs' }, body: 'ok' })
+      const res = await h.fetch('/version')
+      expect([res.headers.get('x-team'), res.headers.get('x-sign'), await res.text()]).toEqual(['café crème', '±5 µs', 'ok'])
+      fake.use({ path: '/events/ws' }, { status: 503, headers: { 'x-team': 'café' }, body: { message: 'événements en pause' } }, { times: 1 })
+      const refused = await h.connect('/events/ws')
+      expect(refused.status).toBe(503)
+      expect(refusal(refused).headers['x-team']).toBe('café')
+      expect(JSON.parse(refusal(refused).body)).toEqual({ message: 'événements en pause' })
+    },
+  },
+  {
     name: 'an override used `times` times then falls through; the newest match wins; remove() takes it away',
     async run({ fake, h }) {
       const base = fake.use({ method: 'GET', path: '/containers/json' }, { status: 500, body: 'always broken' })

@@ -286,11 +286,24 @@ function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal, served: 
   }
 }
 
+/**
+ * A header value past ASCII (an override's `café`): node:http writes the head as Latin-1 bytes (what clients read it
+ * as) only before a Buffer body; before a string body it writes head and body as one UTF-8 string, so a client read
+ * `cafÃ©` where the in-process ways in show `café`. Only string bodies carry such headers (an override's reply).
+ */
+const NON_ASCII = /[^\x00-\x7f]/
+const hasNonAscii = (headers: Record<string, string>) => {
+  for (const name in headers) if (NON_ASCII.test(headers[name]!)) return true
+  return false
+}
+
 async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, head: boolean) {
   res.writeHead(answer.status, answer.headers)
   const body = answer.body
   if (body === undefined || head) return void res.end()
-  if (typeof body === 'string') return void res.end(body)
+  if (typeof body === 'string') {
+    return void res.end(hasNonAscii(answer.headers) ? Buffer.from(body) : body)
+  }
   res.flushHeaders()
   const iterator = body[Symbol.asyncIterator]()
   // The protocol ends a stream at once when the client is too far behind, even while we wait for it to read.
@@ -359,7 +372,11 @@ function writeRaw(socket: Duplex, answer: ProtoResponse & { body?: string }) {
   const body = answer.body ?? ''
   const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }
   const lines = [`HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status] ?? 'Error'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`)
+  // The head as Latin-1 bytes, as node:http writes headers (see hasNonAscii); the body as UTF-8.
+  // One write: end() uncorks.
+  socket.cork()
+  socket.write(`${lines.join('\r\n')}\r\n\r\n`, 'latin1')
+  socket.end(body)
 }
 
 /** Serves the protocol on node:http (or https) plus ws, bound to 127.0.0.1 unless told otherwise. */

@@ -291,7 +291,7 @@ function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal, served: 
  * as) only before a Buffer body; before a string body it writes head and body as one UTF-8 string, so a client read
  * `cafÃ©` where the in-process ways in show `café`. Only string bodies carry such headers (an override's reply).
  */
-const NON_ASCII = /[^\x00-\x7f]/
+const NON_ASCII = /[\u0080-\uffff]/
 const hasNonAscii = (headers: Record<string, string>) => {
   for (const name in headers) if (NON_ASCII.test(headers[name]!)) return true
   return false

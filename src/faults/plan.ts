@@ -55,6 +55,16 @@ export interface FaultPlan {
   list(): FaultHandle[]
   remove(id: string): boolean
   clear(): void
+  /**
+   * Holds `id` for a rule a scenario's timeline step adds later (`by` says which): automatic ids skip it, and an add
+   * that chooses it is refused naming `by`, until {@link FaultPlan.release}. A step's id was checked against every
+   * rule when the scenario was applied; without this, a `rule-N` given in between took it and the step failed.
+   */
+  reserve(id: string, by: string): void
+  /** Frees an id {@link FaultPlan.reserve} held (the step adds its rule now). */
+  release(id: string): void
+  /** The ids held by {@link FaultPlan.reserve}, and by what. */
+  reserved(): ReadonlyMap<string, string>
   /** Rules that never fired. */
   pending(): FaultHandle[]
   /** A readable table of rules: id, site, action, schedule, matched, fired. */
@@ -92,6 +102,13 @@ function freeId(counter: number, taken: (id: string) => boolean): [string, numbe
 export function createFaultPlan(deps: { journal: Journal; random: RandomSource; elapsed: () => number; check?: SchemaCheck }): FaultPlan {
   let rules: Entry[] = []
   let counter = 0
+  const held = new Map<string, string>()
+  /** Refuses an id a rule has, or a pending timeline step holds. */
+  const checkFree = (id: string, has: (id: string) => boolean) => {
+    if (has(id)) throw new FieldError('id', `a fault rule with id "${id}" already exists`, 'fault rule')
+    const by = held.get(id)
+    if (by !== undefined) throw new FieldError('id', `"${id}" is held for the rule ${by} adds; choose another id, or leave "id" out for a fresh one`, 'fault rule')
+  }
 
   /** Whether a rule applies to this request at all: its site, match, clock window, and fires left. */
   const eligible = (r: Entry, site: FaultSite, context: FaultContext, now: number) => {
@@ -145,7 +162,7 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
     const chosen = inputs.map((input, i) => {
       try {
         const id = prepare(input).id
-        if (id !== undefined && taken.has(id)) throw new FieldError('id', `a fault rule with id "${id}" already exists`, 'fault rule')
+        if (id !== undefined) checkFree(id, (x) => taken.has(x))
         if (id !== undefined) taken.add(id)
         return id
       } catch (error) {
@@ -155,7 +172,7 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
     let next = counter
     const ids = chosen.map((id) => {
       if (id !== undefined) return id
-      const [free, n] = freeId(next, (candidate) => taken.has(candidate))
+      const [free, n] = freeId(next, (candidate) => taken.has(candidate) || held.has(candidate))
       next = n
       taken.add(free)
       return free
@@ -168,8 +185,8 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
       const rule = prepare(input)
       const taken = (id: string) => rules.some((r) => r.id === id)
       let id = rule.id
-      if (id === undefined) [id, counter] = freeId(counter, taken)
-      else if (taken(id)) throw new FieldError('id', `a fault rule with id "${id}" already exists`, 'fault rule')
+      if (id === undefined) [id, counter] = freeId(counter, (candidate) => taken(candidate) || held.has(candidate))
+      else checkFree(id, taken)
       rule.id = id
       if (rule.refuse !== undefined) rule.match = { reconnect: true, ...rule.match }
       const defaultTimes = rule.latency !== undefined ? Infinity : 1
@@ -207,6 +224,15 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
       const before = rules.length
       rules = rules.filter((r) => r.id !== id)
       return rules.length < before
+    },
+    reserve(id, by) {
+      held.set(id, by)
+    },
+    release(id) {
+      held.delete(id)
+    },
+    reserved() {
+      return held
     },
     clear() {
       rules = []

@@ -30,7 +30,13 @@ function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: nu
     else if (step.restart) hooks.restart()
     else if (step.close !== undefined) hooks.closeSockets?.(step.close.code, step.close.reason ?? 'closed by the scenario timeline')
     else if (step.drop) hooks.dropSockets?.()
-    else if (step.faults !== undefined) for (const f of step.faults) svc.faults.add(shiftWindow(step.every === undefined ? f : { ...f, id: undefined }, fromMs))
+    else if (step.faults !== undefined) {
+      for (const f of step.faults) {
+        // A step that runs once added its ids' hold when it was scheduled (see scheduleStep).
+        if (step.every === undefined && f.id !== undefined) svc.faults.release(f.id)
+        svc.faults.add(shiftWindow(step.every === undefined ? f : { ...f, id: undefined }, fromMs))
+      }
+    }
     svc.journal.record('timeline', { step })
   } catch (error) {
     // A step that no longer applies (a removed container) is reported, never fatal.
@@ -97,6 +103,7 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
   // (a repeating step's rules get fresh ids each time: its ids never clash).
   const ids = new Map<string, string>()
   for (const f of svc.faults.list()) ids.set(f.id, 'a fault rule of the fake')
+  for (const [id, by] of svc.faults.reserved()) ids.set(id, `the rule ${by} adds`)
   scenario.faults?.forEach((f, i) => f.id !== undefined && !ids.has(f.id) && ids.set(f.id, `faults[${i}]`))
   scenario.timeline?.forEach((step, i) => {
     // Every duration is measured here, before anything is applied (a refusal while applying left half a storyboard).
@@ -170,6 +177,8 @@ export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHook
  * clock) does not push the ones after it.
  */
 function scheduleStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: number): void {
+  // The ids of a step that runs once stay free for it until it runs (automatic ids and other adds keep clear).
+  if (step.every === undefined) for (const f of step.faults ?? []) if (f.id !== undefined) svc.faults.reserve(f.id, `the timeline step at ${JSON.stringify(step.at)}`)
   let due = fromMs + toMs(step.at, 'timeline "at"')
   const every = step.every === undefined ? undefined : toMs(step.every, 'timeline "every"')
   /** The first time on the grid at or after `now`, counting on from `due`. */

@@ -114,8 +114,11 @@ export interface Dockside extends AsyncDisposable {
   apply(scenario: Scenario | unknown, options?: { from?: 'start' | 'now' }): Promise<void>
   /** A maintenance restart: closes every events websocket with 1001 and ends every `GET /events` stream; returns how many. */
   restart(): number
-  /** Closes every events websocket with `code` and `reason` and ends every `GET /events` stream; returns how many. */
-  closeSockets(code: number, reason: string): number
+  /**
+   * Closes every events websocket with `code` and `reason` (default `closed by the test (fake.closeSockets)`: every close
+   * carries a reason) and ends every `GET /events` stream; returns how many.
+   */
+  closeSockets(code: number, reason?: string): number
   /** Ends every events websocket with no close frame (clients see 1006) and resets every `GET /events` stream; returns how many. */
   dropSockets(): number
   /** Back to the scenario's start: same seed, fresh clock, state, faults, journal, overrides and request log. Live sockets close with 1012. */
@@ -339,7 +342,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
       set.add(listener)
       return () => void set.delete(listener)
     },
-    closeSockets: (code, reason) => protocol.hub.closeAll(code, reason),
+    closeSockets: (code, reason = 'closed by the test (fake.closeSockets)') => protocol.hub.closeAll(code, reason),
     dropSockets: () => protocol.hub.dropAll(),
     async reset() {
       protocol.hub.closeAll(1012, 'the fake was reset; reconnect to continue')

@@ -1,5 +1,6 @@
 // The live events sockets and Docker `GET /events` streams of one fake, and the closes that reach all of them.
 import { checkCloseCode } from '../service/close-code'
+import { InvalidInputError } from '../service/errors'
 import type { Service } from '../service/service'
 import { type CompiledFilter } from '../service/filters'
 
@@ -75,8 +76,10 @@ export function createHub(): SocketHub & { add(s: LiveSocket): void; delete(s: L
     addStream: (s) => streams.add(s),
     deleteStream: (s) => streams.delete(s),
     closeAll(code, reason) {
-      // Checked here, the one place every close path goes through (library, admin API, timeline).
+      // Checked here, the one place every close path goes through (library, admin API, timeline), before any socket
+      // changes: a reason a socket cannot send must not leave it half closed.
       checkCloseCode(code, reason)
+      if (typeof reason !== 'string') throw new InvalidInputError('Invalid close reason: expected a string of at most 123 bytes (every close carries a readable reason).')
       // Snapshots: each one leaves its set as it closes.
       const all = [...sockets]
       const ending = [...streams]

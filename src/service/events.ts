@@ -71,21 +71,47 @@ function headOf(input: EventInput): string {
     if (h.action === input.action && h.id === input.id && h.exitCode === input.exitCode && h.name === input.name && h.image === input.image && h.instanceType === input.instanceType) return h.text
   }
   if (kept.length >= HEADS_PER_LABELS) kept.length = 0
-  const text = `{"status":${JSON.stringify(input.action)},"id":${JSON.stringify(input.id)},"from":${JSON.stringify(input.image)},"Type":"container","Action":${JSON.stringify(input.action)},"Actor":{"ID":${JSON.stringify(input.id)},"Attributes":${JSON.stringify(attributesOf(input))}}`
+  const text = goEscape(`{"status":${JSON.stringify(input.action)},"id":${JSON.stringify(input.id)},"from":${JSON.stringify(input.image)},"Type":"container","Action":${JSON.stringify(input.action)},"Actor":{"ID":${JSON.stringify(input.id)},"Attributes":${JSON.stringify(attributesOf(input))}}`)
   kept.push({ action: input.action, id: input.id, name: input.name, image: input.image, instanceType: input.instanceType, exitCode: input.exitCode, text })
   return text
 }
 
-/** Actor attributes, keys sorted as Go writes a map. */
+/** What Go's encoding/json writes escaped that JSON.stringify does not: `<`, `>`, `&` (HTML-safe), U+2028, U+2029. */
+const GO_ESCAPED = /[<>&\u2028\u2029]/g
+const goEscapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+/** JSON text as Go's encoder writes it (the real service's frames): the same value, the same bytes. */
+function goEscape(json: string): string {
+  GO_ESCAPED.lastIndex = 0
+  return GO_ESCAPED.test(json) ? json.replace(GO_ESCAPED, goEscapeChar) : json
+}
+
+/**
+ * Go sorts map keys by their UTF-8 bytes, which is code point order; JavaScript's default sort compares UTF-16 code
+ * units, which differs only when a key has a character past U+FFFF against one from U+E000 to U+FFFF.
+ */
+function goKeyOrder(a: string, b: string): number {
+  if (a === b) return 0
+  const [x, y] = [[...a], [...b]]
+  for (let i = 0; i < x.length && i < y.length; i++) {
+    if (x[i] !== y[i]) return x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!
+  }
+  return x.length - y.length
+}
+const ASTRAL = /[\ud800-\udfff]/
+
+/**
+ * Actor attributes, keys sorted as Go writes a map. Built with own data properties, so a label named `__proto__` is
+ * kept as any other (an assignment would set the prototype instead).
+ */
 function attributesOf(input: EventInput): Record<string, string> {
-  const attrs: Record<string, string> = { ...input.labels }
-  attrs.exitCode = String(input.exitCode)
-  attrs.image = input.image
-  attrs.name = input.name
-  attrs.sh_hyper_instancetype = input.instanceType
-  const attributes: Record<string, string> = {}
-  for (const k of Object.keys(attrs).sort()) attributes[k] = attrs[k]
-  return attributes
+  const attrs = new Map(Object.entries(input.labels))
+  attrs.set('exitCode', String(input.exitCode))
+  attrs.set('image', input.image)
+  attrs.set('name', input.name)
+  attrs.set('sh_hyper_instancetype', input.instanceType)
+  const keys = [...attrs.keys()]
+  keys.sort(keys.some((k) => ASTRAL.test(k)) ? goKeyOrder : undefined)
+  return Object.fromEntries(keys.map((k) => [k, attrs.get(k)!]))
 }
 
 /**

@@ -202,6 +202,17 @@ export interface RunningServer {
 
 
 const WS_KEY = /^[+/0-9A-Za-z]{22}==$/
+/**
+ * node:http options of both servers. An `Upgrade` other than websocket (`curl --http2` sends `Upgrade: h2c`) is served
+ * as the plain request it also is (RFC 9110, section 7.8: a server may ignore an upgrade it does not support), as the
+ * Engine does; it was a 400 on every route. `shouldUpgradeCallback` is Node 24.9's: older Node answers such a request
+ * with handshakeProblem's 400.
+ */
+const serverOptions = {
+  requireHostHeader: false,
+  shouldUpgradeCallback: (req: Http.IncomingMessage) => (req.headers.upgrade ?? '').toLowerCase() === 'websocket',
+}
+
 /** How long a client that is not reading gets to take a close frame before its TCP connection is ended. */
 const CLOSE_GRACE_MS = 1000
 
@@ -530,8 +541,8 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   let server: Http.Server | Https.Server
   if (options.tls) {
     const https = process.getBuiltinModule('node:https') as typeof Https
-    server = https.createServer({ key: options.tls.key, cert: options.tls.cert, requireHostHeader: false }, onRequest)
-  } else server = http.createServer({ requireHostHeader: false }, onRequest)
+    server = https.createServer({ key: options.tls.key, cert: options.tls.cert, ...serverOptions }, onRequest)
+  } else server = http.createServer(serverOptions, onRequest)
   server.on('upgrade', onUpgrade)
   // node:http hands CONNECT to this event and, with no listener, drops the socket without an answer.
   server.on('connect', (req: Http.IncomingMessage, socket: Duplex) => {

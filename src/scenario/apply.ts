@@ -187,11 +187,10 @@ function scheduleStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromM
     runStep(svc, step, hooks, fromMs)
     if (every === undefined) return
     due += every
-    const now = svc.clock.elapsed()
-    due = onGrid(now)
-    svc.clock.schedule(Math.max(0, due - now), fire)
+    due = onGrid(svc.clock.elapsed())
+    svc.clock.scheduleAt(due, fire)
   }
-  const now = svc.clock.elapsed()
-  due = onGrid(now)
-  svc.clock.schedule(Math.max(0, due - now), fire)
+  // At the step's own time, not a delay from a wall reading: steps with the same `at` run in file order on every clock.
+  due = onGrid(svc.clock.elapsed())
+  svc.clock.scheduleAt(due, fire)
 }

@@ -111,6 +111,12 @@ export interface Clock {
   readonly startedAt: number
   /** Runs `fn` after `delay` of clock time. */
   schedule(delay: Duration, fn: () => void, kind?: TimerKind): TimerHandle
+  /**
+   * Runs `fn` at `elapsedMs` of clock time since the start (at once if that has passed). Timers due at one time run in
+   * the order they were scheduled: unlike `schedule(due - elapsed())`, no wall time read in between shifts one of them
+   * (under the `real` and `auto` clocks each read moves on by microseconds).
+   */
+  scheduleAt(elapsedMs: number, fn: () => void, kind?: TimerKind): TimerHandle
   /** Resolves after `delay` of clock time; resolves early (with `false`) when `signal` aborts or the clock is disposed. */
   sleep(delay: Duration, signal?: AbortSignal, kind?: TimerKind): Promise<boolean>
   /**
@@ -612,6 +618,19 @@ export function createClock(options: ClockOptions = {}): Clock {
     return true
   }
 
+  /** A timer due at `at` (epoch ms, not before now); one due now from a timer that is firing joins its chain. */
+  const addTimer = (at: number, fn: () => void, kind: TimerKind): TimerHandle => {
+    const t = new Timer(at, seq++, kind, fn, owner)
+    if (at === current && firing) t.chain = firing.chain ??= { at: firing.at, fired: 0, stopped: false }
+    if (kind === 'wait') {
+      waits++
+      waitsScheduled++
+    }
+    insert(t)
+    armHost()
+    return t
+  }
+
   const clock: Clock = {
     mode,
     get lifetime() {
@@ -632,15 +651,10 @@ export function createClock(options: ClockOptions = {}): Clock {
     schedule(delay, fn, kind = 'background') {
       // A finite number of milliseconds is taken as is (a far `until` may be more than the 100 years a user may type).
       const ms = typeof delay === 'number' && delay >= 0 && delay < Infinity ? delay : toMs(delay)
-      const t = new Timer(syncNow() + ms, seq++, kind, fn, owner)
-      if (ms === 0 && firing) t.chain = firing.chain ??= { at: firing.at, fired: 0, stopped: false }
-      if (kind === 'wait') {
-        waits++
-        waitsScheduled++
-      }
-      insert(t)
-      armHost()
-      return t
+      return addTimer(syncNow() + ms, fn, kind)
+    },
+    scheduleAt(elapsedMs, fn, kind = 'background') {
+      return addTimer(Math.max(syncNow(), startedAt + elapsedMs), fn, kind)
     },
     sleep(delay, signal, kind = 'wait') {
       return new Promise<boolean>((resolve) => {

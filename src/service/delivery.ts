@@ -134,6 +134,8 @@ type Connection = Omit<DeliveryConnection, 'openedAt' | 'closedAt'> & {
   untilNano?: bigint
   /** The stretch without a connection that this one ended (none when another connection was open). */
   away?: Away
+  /** The filters it asked with: a named client may change them from one connection to the next. */
+  filters: Filters
 }
 
 /**
@@ -223,7 +225,7 @@ export interface DeliveryTracker {
    * connection asked for nothing after it: events after `until` are not owed through it, and its close by the server
    * once the clock has reached `until` (1000, "stream complete") is the end the client asked for, like its own close.
    */
-  opened(key: string, socket: number, via: 'ws' | 'stream', since: bigint | undefined, signal?: AbortSignal, until?: bigint): void
+  opened(key: string, socket: number, via: 'ws' | 'stream', since: bigint | undefined, signal?: AbortSignal, until?: bigint, filters?: Filters): void
   sent(key: string, socket: number, event: ServiceEvent): void
   closed(key: string, socket: number, by: 'server' | 'client' | 'drop', code: number, reason: string): void
   /** Client keys, in the order they first came. */
@@ -452,6 +454,39 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
    * What the client was owed and sent, among the retained events: one walk over the events and the client's stretches
    * away together, both in log order, so a report costs O(retained events + connections).
    */
+  /**
+   * Whether the client asked for an event, by the filters of the connections it had then: those open when the event
+   * happened, else the last one opened before it (a gap is judged by what the client was subscribed to), else the
+   * first (a `since` replay of earlier events). A named client may reconnect with other filters; its first connection's
+   * did not judge the rest. Events come in log order, so one pass walks the connections along with them.
+   */
+  const wanted = (t: Tracked, connections: Connection[]): ((e: ServiceEvent) => boolean) => {
+    const compiled = (f: Filters) => (f === t.filters ? (t.filter ??= compileFilters(f)) : compileFilters(f))
+    if (connections.every((c) => c.filters === t.filters)) {
+      const only = compiled(t.filters)
+      return (e) => only.matches(e)
+    }
+    const filterOf = new Map<Filters, CompiledFilter>()
+    const of = (c: Connection) => {
+      let f = filterOf.get(c.filters)
+      if (f === undefined) filterOf.set(c.filters, (f = compiled(c.filters)))
+      return f
+    }
+    let last = 0
+    return (e) => {
+      while (last + 1 < connections.length && connections[last + 1].openSeq < e.seq) last++
+      let any = false
+      for (let i = 0; i <= last; i++) {
+        const c = connections[i]
+        if (c.openSeq < e.seq && (c.closeSeq === undefined || c.closeSeq >= e.seq)) {
+          any = true
+          if (of(c).matches(e)) return true
+        }
+      }
+      return !any && of(connections[last]).matches(e)
+    }
+  }
+
   const tally = (t: Tracked) => {
     const now = deps.now()
     // Stryker disable next-line CallExpression: maintain in a report is memory-only work
@@ -497,11 +532,12 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     let expected = 0
     let xi = 0
     let si = 0
+    const wants = wanted(t, connections)
     if (t.started) {
       for (const e of retained) {
         // Owed: what came after the first opening, and what its `since` asked to replay (up to its `until`).
         if (!(e.seq > startSeq || (startNano !== undefined && e.timeNano >= startNano && (startUntil === undefined || e.timeNano <= startUntil)))) continue
-        if (!(t.filter ??= compileFilters(t.filters)).matches(e)) continue
+        if (!wants(e)) continue
         while (xi < excused.length && excused[xi].through < e.seq) xi++
         const x = excused[xi]
         // Away by choice: owed again only what the returning connection's `since` asked to replay, up to its `until`.
@@ -573,7 +609,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       if (!busy(t)) touch(t)
       note(t, 'refused', `${status}${retryAfter !== undefined ? ` retry-after ${retryAfter}s` : ''}: ${reason}`)
     },
-    opened(key, socket, via, since, signal, until) {
+    opened(key, socket, via, since, signal, until, filters) {
       const t = get(key)
       const now = deps.now()
       settle(t, signal)
@@ -581,7 +617,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       start(t, now, since, until)
       // Stryker disable next-line CallExpression: attempt (always called first, by admit) already set the return point
       comeBack(t, now)
-      const c: Connection = { socket, via, openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sinceNano: since, untilNano: until, sent: 0, away: t.away }
+      const c: Connection = { socket, via, openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sinceNano: since, untilNano: until, sent: 0, away: t.away, filters: filters ?? t.filters }
       t.away = undefined
       t.connections.push(c)
       // Stryker disable next-line EqualityOperator: whether one or more holds an open connection is memory only; openOf looks in both

@@ -2,7 +2,8 @@
 import type { ServiceEvent } from '../service/events'
 import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
-import { TransportReset } from './types'
+import { SERVER_SHUTDOWN, TransportReset } from './types'
+import { SHUTDOWN_REASON } from '../service/close-code'
 import { connectLatency, findAction as find } from './faults'
 import { jsonError, type Target } from './http'
 import { BACKLOG_CLOSE_CODE, backlogReason, resolveLimits, type ProtocolLimits } from './limits'
@@ -181,7 +182,9 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
           continue
         }
         if (done) {
-          if (req.signal.aborted) how = 'client'
+          // The transport shutting down ends the stream as the server's close; any other abort is the client leaving.
+          if (req.signal.aborted && req.signal.reason === SERVER_SHUTDOWN) ended = { code: 1001, reason: SHUTDOWN_REASON }
+          else if (req.signal.aborted) how = 'client'
           return
         }
         parked = true

@@ -262,6 +262,10 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
     this.end('server', 1009, `message too big: this websocket takes no client messages over ${EVENTS_MAX_MESSAGE} bytes`, '')
   }
 
+  serverClosed(code: number, reason: string) {
+    this.end('server', code, reason)
+  }
+
   protocolError(code: 1002 | 1007 | 1008) {
     this.end('server', code, PROTOCOL_ERROR_REASONS[code])
   }

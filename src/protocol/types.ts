@@ -68,7 +68,15 @@ export interface SocketSession {
    * `PROTOCOL_ERROR_REASONS` (limits.ts) and ends the connection.
    */
   protocolError(code: 1002 | 1007 | 1008): void
+  /** The transport is shutting down (its server closes): the socket closes with `code` and `reason`, by the server. */
+  serverClosed(code: number, reason: string): void
 }
+
+/**
+ * The reason a transport aborts a request's signal with when it shuts down (its server closes), rather than because
+ * the client left: a `GET /events` stream then reports the server's close (1001), not the client's.
+ */
+export const SERVER_SHUTDOWN = Object.freeze({ name: 'AbortError', message: 'the fake server is shutting down' })
 
 /** The answer to an upgrade request: refuse with an HTTP response, or accept and open a session. */
 export type UpgradeResult =

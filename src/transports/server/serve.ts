@@ -10,7 +10,7 @@ import { SHUTDOWN_REASON } from '../../service/close-code'
 import type { Protocol } from '../../protocol/router'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
 import { hostClearTimeout, hostNextTick, hostSetImmediate, hostSetTimeout } from '../../runtime/host-timers'
-import type { ProtoRequest, ProtoResponse, SocketSession, SocketSink, UpgradeResult } from '../../protocol/types'
+import { SERVER_SHUTDOWN, type ProtoRequest, type ProtoResponse, type SocketSession, type SocketSink, type UpgradeResult } from '../../protocol/types'
 
 // getBuiltinModule avoids the cost of a static ESM import of a built-in at start-up (the import reads every export).
 const http = process.getBuiltinModule('node:http') as typeof Http
@@ -453,11 +453,14 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   // The address this server serves, for the protocol's admin guard; known once listening.
   let served: Served | undefined
   const upgraded = new WeakSet<Duplex>()
+  /** The signals of requests being answered: aborted with SERVER_SHUTDOWN when the server closes. */
+  const inflight = new Set<AbortController>()
 
   const onRequest = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
     const noHost = missingHost(req)
     if (noHost) return void res.writeHead(noHost.status, noHost.headers).end(noHost.body)
     const controller = new AbortController()
+    inflight.add(controller)
     // The client has left as soon as its socket ends or fails, not only when the response closes (a loop turn or
     // more later): a push cancelled then wins over a clock advance that arrives right after the disconnect.
     const socket = req.socket
@@ -474,6 +477,7 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     socket.once('close', gone)
     res.once('finish', detach)
     res.once('close', () => {
+      inflight.delete(controller)
       detach()
       gone()
     })
@@ -588,7 +592,14 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     close: () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
-        for (const ws of live.keys()) ws.close(1001, SHUTDOWN_REASON)
+        // Closed by the server, in the journal and the delivery report too (a close of the socket alone came back as the
+        // client's echo, reported as the client leaving).
+        for (const [ws, sink] of live) {
+          if (sink.session) sink.session.serverClosed(1001, SHUTDOWN_REASON)
+          else ws.close(1001, SHUTDOWN_REASON)
+        }
+        // Streams being answered (Docker's GET /events) end as the server's close, before their sockets are destroyed.
+        for (const controller of inflight) controller.abort(SERVER_SHUTDOWN)
         // Give clients a moment to answer the close frame, then end whatever is left.
         await new Promise<void>((resolve) => {
           const timer = realSetTimeout(resolve, live.size ? 250 : 0)

@@ -135,7 +135,10 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
             if (overflowed || cut || last !== undefined) return
             queue.push(e)
             // The replay of `since` is bounded by retention and not counted: only live events can pile up without end.
-            if (!replaying && (queued += e.dockerLine().length) > limits.maxBacklog) overflow()
+            // Nor is what comes while the stream waits for events (`parked`): the transport takes it all at its next
+            // turn, so a burst from one turn is no backlog. Behind is what piles up while the transport cannot write.
+            const bytes = e.dockerLine().length
+            if (!replaying && (queued += bytes) > limits.maxBacklog && !parked) overflow()
             else poke()
           },
           timers,

@@ -197,8 +197,12 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
     this.svc.deliveries.sent(this.key, this.id, e)
     const ending = this.ending
     if (ending && ending.action.afterMessages > 0 && this.sent >= ending.action.afterMessages) this.strike()
-    // A client that stopped reading: close it before its backlog grows the server's memory without bound.
-    else if (this.sink.backlog !== undefined && this.sink.backlog() > this.allowance) this.overflow()
+    // A client that stopped reading: close it before its backlog grows the server's memory without bound. Bytes held
+    // back to be written together are written first: a burst a reading client takes is no backlog.
+    else if (this.sink.backlog !== undefined && this.sink.backlog() > this.allowance) {
+      this.sink.flush?.()
+      if (this.sink.backlog() > this.allowance) this.overflow()
+    }
   }
 
   overflow() {

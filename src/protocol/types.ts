@@ -43,6 +43,11 @@ export interface SocketSink {
    * when this passes `maxBacklog`. Absent where clients cannot fall behind (the in-process WebSocket).
    */
   backlog?(): number
+  /**
+   * Writes out what the transport holds back to write together at the end of the turn (counted in `backlog`): checked
+   * again after this, the backlog is what the client has not taken, not what one burst of events queued.
+   */
+  flush?(): void
 }
 
 /**

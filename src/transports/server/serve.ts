@@ -148,6 +148,9 @@ class WsSink implements SocketSink {
   backlog() {
     return this.ws.bufferedAmount
   }
+  flush() {
+    this.release()
+  }
 }
 
 /** A server's listeners for all its websockets: each finds its socket's sink in the server's `live` map. */

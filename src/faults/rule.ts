@@ -242,7 +242,16 @@ export function windowOf(rule: FaultRule): { fromMs: number; untilMs: number } {
 export function shiftWindow(rule: FaultRule, offsetMs: number): FaultRule {
   if (offsetMs === 0 || (rule.from === undefined && rule.until === undefined)) return rule
   const out = { ...rule }
-  if (rule.from !== undefined) out.from = Math.min(offsetMs + toMs(rule.from, 'fault "from"'), MAX_DURATION_MS)
+  if (rule.from !== undefined) {
+    const after = toMs(rule.from, 'fault "from"')
+    const from = offsetMs + after
+    // Clamped to the maximum, a window applied once the clock is past it would open at once (an always-on rule where
+    // the scenario asked for one later): refused instead.
+    if (after > 0 && offsetMs >= MAX_DURATION_MS) {
+      throw new FieldError('from', `counted from now (${offsetMs} ms of clock time, past the 100 years fault windows reach) it can never be reached; leave "from" out, or apply the rule from the clock's start`, 'fault rule')
+    }
+    out.from = Math.min(from, MAX_DURATION_MS)
+  }
   if (rule.until !== undefined) {
     const until = offsetMs + toMs(rule.until, 'fault "until"')
     if (until > MAX_DURATION_MS) delete out.until

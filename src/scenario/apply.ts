@@ -1,5 +1,5 @@
 import type { Service } from '../service/service'
-import { DocksideError, FieldError } from '../service/errors'
+import { ConflictError, DocksideError, FieldError, NotFoundError } from '../service/errors'
 import { createImages } from '../service/images'
 import { createRandom } from '../service/random'
 import { createRegistries } from '../service/registries'
@@ -23,10 +23,17 @@ function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: nu
   try {
     if (step.push !== undefined) pushStep(svc, step.push)
     else if (step.create !== undefined) {
-      if (!svc.containers.find(step.create)) svc.containers.create({ name: step.create, image: step.image!, labels: step.labels, instanceType: step.instanceType })
+      // By name only: an id prefix that happened to match (`create: db` with some id starting "db") skipped the create.
+      const existing = named(svc, step.create)
+      if (existing === undefined) svc.containers.create({ name: step.create, image: step.image!, labels: step.labels, instanceType: step.instanceType })
+      else if (existing.image !== step.image) throw new ConflictError(`A container named "${step.create}" already exists with image ${existing.image}, not ${step.image}.`)
     } else if (step.start !== undefined) svc.containers.get(step.start).start()
     else if (step.stop !== undefined) svc.containers.get(step.stop).stop({ exitCode: step.exitCode })
-    else if (step.remove !== undefined) svc.containers.find(step.remove)?.remove()
+    else if (step.remove !== undefined) {
+      const gone = named(svc, step.remove)
+      if (gone === undefined) throw new NotFoundError(`No container named "${step.remove}" to remove.`)
+      gone.remove()
+    }
     else if (step.restart) hooks.restart()
     else if (step.close !== undefined) hooks.closeSockets?.(step.close.code, step.close.reason ?? 'closed by the scenario timeline')
     else if (step.drop) hooks.dropSockets?.()
@@ -44,6 +51,9 @@ function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: nu
   }
   if (step.pause) pauseScenario(svc, step.say)
 }
+
+/** The container a timeline step names: by its name or full id, never by an id prefix. */
+const named = (svc: Service, ref: string) => svc.containers.list().find((c) => c.name === ref || c.id === ref)
 
 /** Pauses the clock until the presenter continues (see {@link continueScenario}). */
 export function pauseScenario(svc: Service, say?: string): void {
@@ -154,6 +164,9 @@ export function applyScenarioAtRuntime(svc: Service, scenario: Scenario, hooks: 
  */
 export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHooks, fromMs = 0, check = true): void {
   if (check) checkScenario(svc, scenario)
+  // Fault windows counted from `fromMs`, worked out before anything changes (one may be refused).
+  const faults = scenario.faults?.map((f, i) => within(`faults[${i}]`, () => shiftWindow(f, fromMs)))
+  scenario.timeline?.forEach((step, i) => step.faults?.forEach((f, j) => within(`timeline[${i}].faults[${j}]`, () => shiftWindow(f, fromMs))))
   scenario.registries?.forEach((r, i) => within(`registries[${i}]`, () => svc.registries.add(r.host, r)))
   scenario.images?.forEach((img, i) => within(`images[${i}]`, () => svc.images.add(img.name, { tags: img.tags, layers: img.layers })))
   scenario.containers?.forEach((c, i) =>
@@ -165,7 +178,7 @@ export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHook
   )
   // Added as one batch, as checkScenario checked them (faults.validate): an id-less rule's `rule-N` keeps clear of the
   // ids the others chose, wherever they are in the list.
-  if (scenario.faults !== undefined) within('faults', () => svc.faults.addAll(scenario.faults!.map((f) => shiftWindow(f, fromMs))))
+  if (faults !== undefined) within('faults', () => svc.faults.addAll(faults))
   for (const step of scenario.timeline ?? []) scheduleStep(svc, step, hooks, fromMs)
 }
 

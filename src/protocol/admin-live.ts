@@ -36,15 +36,11 @@ export const LIVE_ROUTES = [
   'GET /_dockside/ui (the dashboard)',
 ]
 
-const clockJson = (svc: Service) => ({
-  mode: svc.clock.mode,
-  now: new Date(svc.clock.now()).toISOString(),
-  nowMs: svc.clock.now(),
-  elapsedMs: svc.clock.elapsed(),
-  pending: svc.clock.pending,
-  paused: svc.clock.paused,
-  speed: svc.clock.speed,
-})
+/** The clock as the admin API shows it: one reading, so `now`, `nowMs` and `elapsedMs` agree (a fast real clock moves between two). */
+export const clockJson = (svc: Service) => {
+  const now = svc.clock.now()
+  return { mode: svc.clock.mode, now: new Date(now).toISOString(), nowMs: now, elapsedMs: now - svc.clock.startedAt, pending: svc.clock.pending, paused: svc.clock.paused, speed: svc.clock.speed }
+}
 
 /** Everything the dashboard shows but the event stream, in one JSON value. */
 function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number; time: number; text: string }[]) {

@@ -1,4 +1,4 @@
-import { FieldError, InvalidInputError, NotFoundError } from '../service/errors'
+import { ConflictError, FieldError, InvalidInputError, NotFoundError } from '../service/errors'
 import type { RateLimitConfig } from '../faults/rate-limit'
 import { closeProblem, type FaultRule, type SchemaDef } from '../faults/rule'
 import type { CreateContainerOptions } from '../service/containers'
@@ -12,7 +12,7 @@ import { json, type Target } from './http'
 import { toMs } from '../time/duration'
 import type { ProtocolHost } from './router'
 import type { ProtoRequest, ProtoResponse } from './types'
-import { handleAdminLive, LIVE_ROUTES } from './admin-live'
+import { clockJson, handleAdminLive, LIVE_ROUTES } from './admin-live'
 
 /** Reads a JSON body of any shape (`empty` when there is none); `hint` says what to send instead of bad JSON. */
 async function readJsonValue(req: ProtoRequest, empty: unknown, hint = ''): Promise<unknown> {
@@ -128,9 +128,10 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
   const key = resource === 'sockets' || resource === 'clock' ? `${m} ${parts.join('/')}` : `${m} ${resource}${ref !== undefined ? '/:ref' : ''}${verb !== undefined ? `/${verb}` : ''}`
   if (KNOWN_KEYS.has(key)) await checkUnread(svc, req, target, key, `${m} ${path}`)
   switch (key) {
-    case 'GET state':
+    case 'GET state': {
+      const now = svc.clock.now()
       return json(200, {
-        clock: { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending },
+        clock: { mode: svc.clock.mode, now: new Date(now).toISOString(), elapsedMs: now - svc.clock.startedAt, pending: svc.clock.pending },
         seed: svc.random.seed,
         containers: svc.containers.list().map(containerJson),
         images: svc.images.list().map((i) => ({ repository: i.repository, tag: i.tag, id: i.image.id, size: i.image.size, layers: i.image.layers.length })),
@@ -138,6 +139,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
         faults: svc.faults.list().map((f) => ({ ...f.rule, fired: f.fired, matched: f.matched })),
         sockets: [...hub.sockets].map((s) => ({ id: s.id, client: s.client, filters: s.filters, sent: s.sent })),
       })
+    }
     case 'GET containers':
       return json(200, svc.containers.list().map(containerJson))
     case 'POST containers': {
@@ -224,7 +226,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
     case 'POST restart':
       return json(200, { closed: maintenanceRestart(svc, hub) })
     case 'GET clock':
-      return json(200, { mode: svc.clock.mode, now: new Date(svc.clock.now()).toISOString(), nowMs: svc.clock.now(), elapsedMs: svc.clock.elapsed(), pending: svc.clock.pending, paused: svc.clock.paused, speed: svc.clock.speed })
+      return json(200, clockJson(svc))
     case 'POST clock/advance': {
       const body = await readBody<{ by?: string | number }>(svc, req, 'clockAdvanceBody')
       const by = body.by ?? target.query.get('by')
@@ -237,7 +239,10 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
         throw new FieldError('by', (error as Error).message)
       }
       await svc.clock.advance(by)
-      return json(200, { now: new Date(svc.clock.now()).toISOString(), elapsedMs: svc.clock.elapsed() })
+      // A reset (or close) during the advance disposed this clock: its time is not the fake's any more.
+      if (svc.clock.lifetime.aborted) throw new ConflictError(`The fake was reset or closed during the advance, which stopped there; the clock now reads from the scenario's start (GET /_dockside/clock).`)
+      const now = svc.clock.now()
+      return json(200, { now: new Date(now).toISOString(), elapsedMs: now - svc.clock.startedAt })
     }
     case 'GET journal': {
       const type = target.query.get('type')

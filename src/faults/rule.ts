@@ -140,6 +140,12 @@ const SITE_ACTIONS: Record<FaultSite, readonly ActionName[]> = {
   push: ['reply', 'error', 'reset', 'truncate', 'stall', 'dribble', 'latency'],
 }
 
+/** The `match` fields each site's requests carry; another can never match there (a push has no filters). */
+const SITE_MATCH: Record<FaultSite, readonly (keyof FaultMatch)[]> = {
+  events: ['route', 'client', 'container', 'filters', 'reconnect'],
+  push: ['route', 'image', 'client'],
+}
+
 /** What is wrong with a close code and reason a server would send (RFC 6455 §7.4), as a FieldError at `code` or `reason`. */
 export function closeProblem(code: unknown, reason: unknown, subject: string): FieldError | undefined {
   try {
@@ -181,6 +187,11 @@ export function validateRule(rule: FaultRule, check?: SchemaCheck): FaultRule {
   if (rule.close !== undefined) {
     const problem = closeProblem(rule.close.code, rule.close.reason, 'fault rule')
     if (problem) throw problem.at('close')
+  }
+  for (const [field, value] of Object.entries(rule.match ?? {})) {
+    if (value === undefined || SITE_MATCH[rule.on].includes(field as keyof FaultMatch)) continue
+    const why = rule.on === 'push' ? 'a push has no container, filters or reconnects' : 'an events client has no image; match its filters'
+    throw new FieldError(`match.${field}`, `does not apply to "${rule.on}" (${why}), so the rule could never fire; match fields on "${rule.on}": ${SITE_MATCH[rule.on].join(', ')}`, 'fault rule')
   }
   if (rule.on === 'push' && rule.latency?.perEvent !== undefined) throw new FieldError('latency.perEvent', 'applies to "events" only; use "dribble" to slow push lines', 'fault rule')
   if (rule.refuse !== undefined && rule.times !== undefined) throw new FieldError('times', '"refuse" already says how many times the rule fires; drop "times"', 'fault rule')

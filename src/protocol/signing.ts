@@ -183,6 +183,8 @@ export async function checkSignature(req: SignableRequest, keys: AccessKeys | un
   const [, accessKey, scopeDate, region, service, signedHeaders, signature] = m
   const date = req.headers['x-hyper-date']
   const d = date === undefined ? null : DATE.exec(date)
+  // A date that does not exist (month 13, 31 November) is malformed too: Date.UTC would roll it over silently.
+  if (d && new Date(Date.UTC(+d[1], +d[2] - 1, +d[3], +d[4], +d[5], +d[6])).toISOString().replace(/[-:]|\.\d+/g, '') !== date) return { ok: false, status: 400, message: `Malformed X-Hyper-Date ${JSON.stringify(date)}: not a date that exists; expected YYYYMMDDTHHMMSSZ (UTC), e.g. 20260101T000000Z.` }
   if (!d) return { ok: false, status: 400, message: `Missing or malformed X-Hyper-Date ${JSON.stringify(date ?? null)}: expected YYYYMMDDTHHMMSSZ (UTC), e.g. 20260101T000000Z.` }
   const secret = keys[accessKey]
   if (secret === undefined) return { ok: false, status: 403, message: `Unknown access key "${accessKey}": this fake knows ${Object.keys(keys).map((k) => `"${k}"`).join(', ')}.` }

@@ -152,6 +152,14 @@ describe('checkSignature', () => {
     expect(await checkSignature({ ...without, headers: { ...without.headers, 'x-hyper-date': '2026-01-01T12:00:00Z' } }, KEYS, NOW)).toMatchObject({ status: 400, message: expect.stringMatching(/^Missing or malformed X-Hyper-Date "2026-01-01T12:00:00Z"/) })
     expect(await checkSignature({ ...without, headers: { ...without.headers, 'x-hyper-date': `${DATE}x` } }, KEYS, NOW)).toMatchObject({ status: 400 })
     expect(await checkSignature({ ...without, headers: { ...without.headers, 'x-hyper-date': `x${DATE}` } }, KEYS, NOW)).toMatchObject({ status: 400 })
+    // Dates that do not exist are malformed, not rolled over into another date (month 13 was "525600 min ahead").
+    for (const bad of ['20261301T000000Z', '20251232T000000Z', '20260230T120000Z', '20260101T246000Z']) {
+      expect(await checkSignature({ ...without, headers: { ...without.headers, 'x-hyper-date': bad } }, KEYS, NOW), bad).toEqual({
+        ok: false,
+        status: 400,
+        message: `Malformed X-Hyper-Date "${bad}": not a date that exists; expected YYYYMMDDTHHMMSSZ (UTC), e.g. 20260101T000000Z.`,
+      })
+    }
     expect(await checkSignature(handSigned(), { B: '1', C: '2' }, NOW)).toEqual({ ok: false, status: 403, message: 'Unknown access key "AK": this fake knows "B", "C".' })
     expect(await checkSignature(handSigned({ scopeDate: '20251231' }), KEYS, NOW)).toEqual({ ok: false, status: 403, message: `Credential date 20251231 does not match X-Hyper-Date ${DATE}: the scope must use the request's date.` })
     expect(await checkSignature(handSigned({ hash: null }), KEYS, NOW)).toEqual({ ok: false, status: 403, message: `X-Hyper-Content-Sha256 null is not the SHA-256 of the request body (${EMPTY}).` })

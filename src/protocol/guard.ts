@@ -265,7 +265,10 @@ export function guardUpgrade(req: ProtoRequest, fakeAccess: AccessOptions): Refu
   const access = effective(fakeAccess, req.served)
   const origin = req.headers.origin
   if (access.allowedOrigins === undefined || origin === undefined) return undefined
-  if (safeOriginAllowed(origin, req, req.served, access)) return undefined
+  // A listed origin, or the fake's own: "own" only when the Host names the fake, since a page that reached it through
+  // DNS rebinding sends its own domain as both Host and Origin (the admin API's Host check, here too).
+  if (access.allowedOrigins.includes(origin.trim())) return undefined
+  if (safeOriginAllowed(origin, req, req.served, access) && checkHost(req, req.served, access) === undefined) return undefined
   return refusal(
     403,
     'origin',

@@ -223,7 +223,9 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
 
   closeAtMaxAge() {
     const svc = this.svc
-    this.close(1000, `maximum connection age of ${svc.options.maxConnectionAge} reached; reconnect to continue`)
+    // A number is milliseconds: said so, or the reason reads "age of 5000" with no unit.
+    const age = svc.options.maxConnectionAge
+    this.close(1000, `maximum connection age of ${typeof age === 'number' ? `${age} ms` : age} reached; reconnect to continue`)
   }
 
   drop() {

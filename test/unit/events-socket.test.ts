@@ -225,3 +225,12 @@ describe('an open events websocket', () => {
     expect(fake.journal.ofType('ws.backlog').map(({ backlog: b, limit, sent }) => ({ b, limit, sent }))).toEqual([{ b: 1501, limit: 1000, sent: 2 }])
   })
 })
+
+describe('maximum age given as a number', () => {
+  it('the close reason says the unit: milliseconds', async () => {
+    await using fake = createDockside({ seed: 1, maxConnectionAge: 5000 })
+    const s = await open(fake, '/events/ws?client=n')
+    await fake.clock.advance(5000)
+    expect(s.log).toEqual([[1000, 'maximum connection age of 5000 ms reached; reconnect to continue']])
+  })
+})

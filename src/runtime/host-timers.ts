@@ -4,16 +4,23 @@ import type { HostTimers } from '../time/clock'
 // `jest.useFakeTimers()` replaces setTimeout, setImmediate, queueMicrotask, process.nextTick, Date and
 // performance.now; vitest's `vi.useFakeTimers()` and @sinonjs/fake-timers' defaults a subset of them.
 // test/intercept/fake-timers.test.ts and the jest projects under test/runners/ hold the fake to that.
-const realSetTimeout = globalThis.setTimeout
-const realClearTimeout = globalThis.clearTimeout
+// In Node, from node:timers and node:perf_hooks, not the globals: jest's `fakeTimers.enableGlobally` (and a
+// `jest.useFakeTimers()` before the first require) fakes the globals before dockside loads, and the test's context has
+// its own; the modules' timers stay real (the server's close and the in-process websocket's open waited forever).
+const builtin = globalThis.process?.getBuiltinModule
+const nodeTimers = builtin?.('node:timers') as typeof import('node:timers') | undefined
+const nodePerformance = (builtin?.('node:perf_hooks') as typeof import('node:perf_hooks') | undefined)?.performance
+const realSetTimeout = nodeTimers?.setTimeout ?? globalThis.setTimeout
+const realClearTimeout = nodeTimers?.clearTimeout ?? globalThis.clearTimeout
 // Browsers have no setImmediate: a zero timeout stands in (the auto clock's "host loop idle" check).
-const realSetImmediate: (fn: () => void) => unknown = globalThis.setImmediate ?? ((fn: () => void) => realSetTimeout(fn, 0))
+const realSetImmediate: (fn: () => void) => unknown = nodeTimers?.setImmediate ?? globalThis.setImmediate ?? ((fn: () => void) => realSetTimeout(fn, 0))
 const realQueueMicrotask = globalThis.queueMicrotask
 // Browsers have no process: a microtask stands in for nextTick there.
 const realNextTick: (fn: () => void) => void = globalThis.process?.nextTick?.bind(globalThis.process) ?? realQueueMicrotask
-const perfNow = globalThis.performance.now.bind(globalThis.performance)
+const realPerformance = nodePerformance ?? globalThis.performance
+const perfNow = realPerformance.now.bind(realPerformance)
 // performance.now() counts from timeOrigin (epoch ms): the real clock's sub-millisecond wall time (clock.ts).
-const timeOrigin = globalThis.performance.timeOrigin
+const timeOrigin = realPerformance.timeOrigin
 
 /** The host's real timers, as captured when dockside was imported. */
 export const hostTimers: HostTimers = {

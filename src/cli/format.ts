@@ -20,7 +20,7 @@ export function formatEntry(e: JournalEntry): string | undefined {
     case 'push.tag':
       return `${t} push    ${e.repository}:${e.tag} -> ${e.digest}`
     case 'push.failed':
-      return `${t} push    ${e.repository} failed: ${e.message}`
+      return `${t} push    ${e.repository} ${pushFailure(e)}`
     case 'push.cancelled':
       return `${t} push    ${e.repository}:${e.tag} cancelled by the client`
     case 'timeline.error':
@@ -43,6 +43,26 @@ export function formatEntry(e: JournalEntry): string | undefined {
       return undefined
     default:
       return `${t} ${e.type} ${JSON.stringify({ ...e, seq: undefined, time: undefined, type: undefined })}`
+  }
+}
+
+/**
+ * What ended (or stopped) a push: its error line, or the fault that struck it. A fault's entry has `fault` (reset,
+ * truncate or stall), `layersDone` and `bytes` and no message; a stall is not a failure yet: the push goes silent and
+ * the client decides when to give up.
+ */
+function pushFailure(e: JournalEntry): string {
+  if (e.message !== undefined) return `failed: ${e.message}`
+  const after = typeof e.layersDone === 'number' ? ` after ${e.layersDone} layer${e.layersDone === 1 ? '' : 's'}${typeof e.bytes === 'number' ? ` (${e.bytes} bytes)` : ''}` : ''
+  switch (e.fault) {
+    case 'reset':
+      return `reset by a fault${after}: the connection was cut`
+    case 'truncate':
+      return `truncated mid-line by a fault${after}, then the connection was cut`
+    case 'stall':
+      return `stalled by a fault${after}: no more output until the client gives up or the fake is reset`
+    default:
+      return `failed: ${JSON.stringify({ ...e, seq: undefined, time: undefined, type: undefined, repository: undefined })}`
   }
 }
 

@@ -1,4 +1,4 @@
-import { createDockside } from '../dockside'
+import { createDockside, type Dockside } from '../dockside'
 import { checkAccess, isLoopback } from '../protocol/guard'
 import { toBytes } from '../protocol/limits'
 import { loadScenario } from '../scenario/load'
@@ -11,21 +11,16 @@ import { readSecrets, SecretError } from './secrets'
 // worker_threads and util's diff on the way (~2 ms of `dockside serve`'s start-up; docs/performance.md).
 const { parseArgs } = process.getBuiltinModule('node:util')
 
-const USAGE = `Usage:
-  dockside serve [--host 127.0.0.1] [--port 2375] [--seed N] [--scenario FILE|demo]
+const SERVE_SYNOPSIS = `  dockside serve [--host 127.0.0.1] [--port 2375] [--seed N] [--scenario FILE|demo]
                  [--clock real|auto|virtual] [--speed N] [--quiet]
                  [--tls | --cert FILE --key FILE] [--access-keys-file FILE]
                  [--admin-token-file FILE] [--allow-origin ORIGIN ...] [--allow-host NAME ...]
-                 [--max-body-size 1MiB] [--max-backlog 4MiB] [--max-fakes 32] [--open]
-  dockside demo [FILE|demo] [serve options]
-                               serve a scenario on the real clock and open the dashboard
-  dockside validate FILE       check a scenario file as serve would (exit 2 if refused)
-  dockside --help | --version
+                 [--max-body-size 1MiB] [--max-backlog 4MiB] [--max-fakes 32] [--open]`
 
-serve starts the fake service: the events websocket (GET /events/ws), image push
+const SERVE_DETAILS = `serve starts the fake service: the events websocket (GET /events/ws), image push
 (POST /images/{name}/push), Docker-compatible routes and the admin API (/_dockside/).
 Defaults: host 127.0.0.1, port 2375, the scenario's clock (else real), the scenario's seed (else 1).
---tls serves https:// and wss:// with a self-signed certificate made at start; --cert/--key use yours.
+--tls serves https:// and wss:// with a self-signed certificate made at start; --cert/--key use yours (not both).
 --access-keys-file (one ID:SECRET a line, or JSON), DOCKSIDE_ACCESS_KEYS="id:secret,..." or --access-key ID:SECRET
 (repeatable) make the events websocket verify HYPER-HMAC-SHA256 signed requests.
 --admin-token-file or DOCKSIDE_ADMIN_TOKEN (or --admin-token TOKEN) requires "Authorization: Bearer TOKEN" on /_dockside/.
@@ -37,44 +32,112 @@ stops reading may fall behind (then close 1013). Sizes: bytes, or 512KiB, 4MiB, 
 --max-fakes caps the fleet: POST /_dockside/fakes creates an isolated fake on a port of its own, one per
 CI worker (docs/admin-api.md#fleet); 0 turns the fleet off.
 The dashboard is at /_dockside/ui (behind the admin guard); --open opens it in a browser (xdg-open, open or start)
-where there is one, else prints its address. A scenario paused at a step goes on when you press Enter.`
+where there is one, else prints its address. A scenario paused at a step goes on when you press Enter
+(while dockside runs in the foreground of its terminal).`
+
+const USAGE = `Usage:
+${SERVE_SYNOPSIS}
+  dockside demo [FILE|demo] [serve options]
+                               serve a scenario on the real clock and open the dashboard
+  dockside validate FILE...    check scenario files as serve would (exit 2 if one is refused)
+  dockside COMMAND --help      the usage of one command
+  dockside --help | --version
+
+${SERVE_DETAILS}`
+
+const SERVE_USAGE = `Usage:
+${SERVE_SYNOPSIS}
+
+${SERVE_DETAILS}`
+
+const DEMO_USAGE = `Usage:
+  dockside demo [FILE|demo] [serve options]
+
+dockside serve --scenario FILE --clock real --open: a scenario told on the real clock with the dashboard
+opened in the browser (or its address printed where none can open). Without FILE, the built-in demo.
+Serve options may come before or after FILE, and win: dockside demo examples/chaos-story.yaml --port 0 --speed 2.
+dockside serve --help lists them.`
+
+const VALIDATE_USAGE = `Usage:
+  dockside validate FILE...
+
+Checks each scenario file (YAML or JSON, or demo for the built-in demo) as serve would, by building a
+throw-away fake from it, and prints "FILE: valid scenario" for each one it accepts. Exits 2 when a file is
+refused, with the file, the path inside it and what was expected; 0 when every file is valid.`
+
+/** The usage of each command, for `dockside COMMAND --help` and `dockside help COMMAND`. */
+const COMMAND_USAGE: Record<string, string> = { serve: SERVE_USAGE, demo: DEMO_USAGE, validate: VALIDATE_USAGE }
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`dockside: ${message}\n`)
   process.exit(code)
 }
 
-async function serve(argv: string[]) {
-  let values: Record<string, string | boolean | string[] | undefined>
+/** serve's options (demo takes the same). */
+const SERVE_OPTIONS = {
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string', default: '2375' },
+  seed: { type: 'string' },
+  scenario: { type: 'string' },
+  clock: { type: 'string' },
+  speed: { type: 'string' },
+  quiet: { type: 'boolean', default: false },
+  tls: { type: 'boolean', default: false },
+  cert: { type: 'string' },
+  key: { type: 'string' },
+  'access-key': { type: 'string', multiple: true },
+  'access-keys-file': { type: 'string' },
+  'admin-token': { type: 'string' },
+  'admin-token-file': { type: 'string' },
+  'allow-origin': { type: 'string', multiple: true },
+  'allow-host': { type: 'string', multiple: true },
+  'max-body-size': { type: 'string' },
+  'max-backlog': { type: 'string' },
+  'max-fakes': { type: 'string', default: '32' },
+  open: { type: 'boolean', default: false },
+} as const
+
+type Options = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>
+type Values = Record<string, string | boolean | string[] | undefined>
+type Token = { kind: 'option'; name: string; index: number } | { kind: 'positional'; index: number; value: string } | { kind: 'option-terminator'; index: number }
+
+/**
+ * Parses a command's arguments strictly. `--help` or `-h` anywhere (as an option, not as another option's value) prints
+ * the command's usage and returns undefined, whatever else is on the line; anything else unknown or malformed exits 2
+ * with the message and the usage.
+ */
+function parseCommand(argv: string[], options: Options, usage: string, allowPositionals: boolean, hint = ''): { values: Values; positionals: string[]; tokens: Token[] } | undefined {
+  const config = { args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } } as Options, allowPositionals, tokens: true as const }
+  // Leniently first: a line with --help and a mistake shows the usage, as the mistake's message would send one there anyway.
+  let lenient
   try {
-    ;({ values } = parseArgs({
-      args: argv,
-      options: {
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', default: '2375' },
-        seed: { type: 'string' },
-        scenario: { type: 'string' },
-        clock: { type: 'string' },
-        speed: { type: 'string' },
-        quiet: { type: 'boolean', default: false },
-        tls: { type: 'boolean', default: false },
-        cert: { type: 'string' },
-        key: { type: 'string' },
-        'access-key': { type: 'string', multiple: true },
-        'access-keys-file': { type: 'string' },
-        'admin-token': { type: 'string' },
-        'admin-token-file': { type: 'string' },
-        'allow-origin': { type: 'string', multiple: true },
-        'allow-host': { type: 'string', multiple: true },
-        'max-body-size': { type: 'string' },
-        'max-backlog': { type: 'string' },
-        'max-fakes': { type: 'string', default: '32' },
-        open: { type: 'boolean', default: false },
-      },
-      strict: true,
-    }))
+    lenient = parseArgs({ ...config, strict: false, allowPositionals: true })
+  } catch {
+    lenient = undefined
+  }
+  if (lenient?.tokens?.some((t) => t.kind === 'option' && t.name === 'help')) {
+    process.stdout.write(`${usage}\n`)
+    return undefined
+  }
+  try {
+    const { values, positionals, tokens } = parseArgs({ ...config, strict: true })
+    return { values: values as Values, positionals, tokens: tokens as Token[] }
   } catch (error) {
-    fail(`${(error as Error).message}\n${USAGE}`)
+    const positional = (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+    fail(`${(error as Error).message}${positional ? hint : ''}\n${usage}`)
+  }
+}
+
+async function serve(argv: string[], usage = SERVE_USAGE) {
+  const parsed = parseCommand(argv, SERVE_OPTIONS, usage, false, ' (a scenario file goes after --scenario, or use dockside demo FILE)')
+  if (!parsed) return
+  const { values } = parsed
+  // An empty value is a mistake (an unset shell variable, `--scenario=`), never "the default": '' as --host bound every
+  // interface, and --scenario '' ran no scenario at all.
+  if ((values.host as string).trim() === '') fail(`invalid --host ${JSON.stringify(values.host)}: expected an address to bind, e.g. 127.0.0.1 (the default), ::1, or 0.0.0.0 for every interface`)
+  if (values.scenario !== undefined && (values.scenario as string).trim() === '') fail(`invalid --scenario ${JSON.stringify(values.scenario)}: expected a scenario file (YAML or JSON), or demo for the built-in demo`)
+  if (values.tls && (values.cert !== undefined || values.key !== undefined)) {
+    fail('--tls and --cert/--key both ask for TLS: --tls alone serves a self-signed certificate made at start, --cert FILE --key FILE serves yours; pass one or the other')
   }
   // Digits only: Number() would take '', ' ', '0x10' and '1e3'.
   const port = /^\d{1,5}$/.test(values.port as string) ? Number(values.port) : NaN
@@ -163,7 +226,23 @@ async function serve(argv: string[]) {
   } catch (error) {
     scenarioFailure(values.scenario as string, error)
   }
-  const out = (line: string | undefined) => line !== undefined && !values.quiet && process.stdout.write(`${line}\n`)
+  // The log waits for the ready line (docs/cli.md: it comes first): lines from before it (the scenario's time-0 events,
+  // steps due at once) are held, then printed right after it, in order.
+  let held: string[] | undefined = []
+  // A reader of the log that went away (`dockside serve | head -1` once it has the ready line, a `| tee` ended by the
+  // same Ctrl-C) is no reason to stop serving: the log stops (EPIPE, or EIO from a terminal gone), the server goes on.
+  // Unhandled, the next line's EPIPE crashed the server with a stack.
+  let logGone = false
+  process.stdout.on('error', () => (logGone = true))
+  const out = (line: string | undefined) => {
+    if (line === undefined || values.quiet || logGone) return
+    if (held) held.push(line)
+    else process.stdout.write(`${line}\n`)
+  }
+  const flush = () => {
+    if (held?.length && !logGone) process.stdout.write(held.map((line) => `${line}\n`).join(''))
+    held = undefined
+  }
   fake.on('journal', (e) => out(formatEntry(e)))
   fake.on('event', (e) => out(formatEvent(e)))
   // Events the scenario emitted at time 0 (containers that start `running`) happened before we listened.
@@ -175,35 +254,96 @@ async function serve(argv: string[]) {
   } catch (error) {
     fail(`cannot listen on ${values.host}:${port}: ${(error as Error).message}`, 1)
   }
-  // The dashboard's address carries the admin token (a browser cannot send it as a header; docs/security.md) only when
-  // the user typed the token on the command line, where their shell and `ps` show it anyway: one from a file or the
-  // environment stays out of the output, and the ready line says how to use it.
-  const tokenInUrl = access.adminToken !== undefined && values['admin-token'] !== undefined
-  const dashboard = `${server.url}/_dockside/ui${tokenInUrl ? `?token=${encodeURIComponent(access.adminToken!)}` : ''}`
-  process.stdout.write(
-    `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, dashboard: ${dashboard}, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''}${tls ? `, tls: ${values.cert ? values.cert : 'self-signed certificate'}` : ''}${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).length ? `, signed requests verified for access keys ${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).join(', ')}` : ''}${access.adminToken ? `, admin token required${tokenInUrl ? '' : ' (open the dashboard once with ?token=<admin token>)'}` : ''})\n`,
-  )
-  if (values.open) await openDashboard(dashboard)
-  // A presenter continues a paused scenario with Enter (only when a person is at the terminal).
-  // isatty(0) rather than process.stdin.isTTY: the first read of process.stdin builds its stream (fs and readline
-  // streams when stdin is a file or /dev/null, 2-5 ms), which a server without a terminal never uses.
-  if (process.getBuiltinModule('node:tty').isatty(0)) {
-    process.stdin.on('data', () => {
-      if (!fake.clock.paused) return
-      fake.clock.resume()
-      fake.journal.record('scenario.continue', { via: 'terminal' })
-    })
-  }
+  // Before the ready line: whoever starts the server on seeing it may stop it at once (tests, scripts).
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
+    flush()
     out(`received ${signal}, closing`)
     await fake.close()
     process.exit(0)
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
+  // The dashboard's address carries the admin token (a browser cannot send it as a header; docs/security.md) only when
+  // the user typed the token on the command line, where their shell and `ps` show it anyway: one from a file or the
+  // environment stays out of the output, and the ready line says how to use it.
+  const tokenInUrl = access.adminToken !== undefined && values['admin-token'] !== undefined
+  const dashboard = `${server.url}/_dockside/ui${tokenInUrl ? `?token=${encodeURIComponent(access.adminToken!)}` : ''}`
+  const ready = `dockside listening on ${server.url} (events: ${server.wsUrl}/events/ws, admin: ${server.url}/_dockside/state, dashboard: ${dashboard}, clock: ${fake.clock.mode}, seed: ${fake.seed}${values.scenario ? `, scenario: ${values.scenario}` : ''}${tls ? `, tls: ${values.cert ? values.cert : 'self-signed certificate'}` : ''}${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).length ? `, signed requests verified for access keys ${Object.keys(accessKeys ?? scenario?.accessKeys ?? {}).join(', ')}` : ''}${access.adminToken ? `, admin token required${tokenInUrl ? '' : ' (open the dashboard once with ?token=<admin token>)'}` : ''})\n`
+  process.stdout.write(ready)
+  if (values.open) await openDashboard(dashboard)
+  flush()
+  continueOnEnter(fake)
+}
+
+/**
+ * Enter in the terminal continues a paused scenario (or a clock paused from the dashboard), read only while dockside
+ * is in the foreground of its terminal. A job in the background that reads its terminal gets SIGTTIN, which stops the
+ * whole process: `dockside serve &` in a shell with job control froze at the first thing typed in that terminal (or
+ * at once, under `script` with no input), answering nothing. Node cannot ignore
+ * SIGTTIN (a `process.on('SIGTTIN')` handler is not SIG_IGN: the kernel signals again and restarts the read, spinning a
+ * core without serving either), so the terminal is read only in the foreground. A job leaves the foreground only
+ * stopped (Ctrl-Z), and `bg` continues it with SIGCONT: reading stops then. `fg` of a running job sends no signal:
+ * while not reading, a look every second (on Linux a read of /proc; elsewhere, a run of ps, only while the clock is
+ * paused) starts reading once dockside is in the foreground.
+ */
+function continueOnEnter(fake: Dockside) {
+  // isatty(0) rather than process.stdin.isTTY: the first read of process.stdin builds its stream (fs and readline
+  // streams when stdin is a file or /dev/null, 2-5 ms), which a server without a terminal never uses.
+  if (!process.getBuiltinModule('node:tty').isatty(0)) return
+  let reading: boolean | undefined
+  let gone = false
+  const onEnter = () => {
+    if (!fake.clock.paused) return
+    fake.clock.resume()
+    fake.journal.record('scenario.continue', { via: 'terminal' })
+  }
+  let turn = Promise.resolve()
+  const sync = () =>
+    (turn = turn.then(async () => {
+      const foreground = await inForeground()
+      if (gone || foreground === Boolean(reading)) return
+      if (!foreground) process.stdin.pause()
+      else if (reading === undefined) {
+        process.stdin.on('data', onEnter)
+        // The terminal gone (EIO, a hung-up session): no more Enter, and no crash.
+        process.stdin.on('error', () => ((gone = true), process.stdin.pause()))
+      } else process.stdin.resume()
+      reading = foreground
+    }))
+  if (process.platform === 'win32') return void sync()
+  process.on('SIGCONT', () => void sync())
+  setInterval(() => {
+    if (!reading && !gone && (process.platform === 'linux' || fake.clock.paused)) void sync()
+  }, 1000).unref()
+  void sync()
+}
+
+/**
+ * Whether this process may read its terminal without being stopped: it is in the terminal's foreground process group,
+ * or has no controlling terminal. Linux: /proc/self/stat; macOS and the BSDs: ps; Windows has no job control.
+ * False when it cannot tell: then Enter does nothing, and the dashboard and the admin API still continue a scenario.
+ */
+async function inForeground(): Promise<boolean> {
+  if (process.platform === 'win32') return true
+  try {
+    if (process.platform === 'linux') {
+      // pid (comm) state ppid pgrp session tty_nr tpgid ...: comm may hold spaces and parentheses.
+      const stat = process.getBuiltinModule('node:fs').readFileSync('/proc/self/stat', 'utf8')
+      const [, , pgrp, , ttyNr, tpgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      return ttyNr === '0' || pgrp === tpgid
+    }
+    const { execFile } = process.getBuiltinModule('node:child_process')
+    const ps = await new Promise<string>((resolve, reject) =>
+      execFile('ps', ['-o', 'tpgid=', '-o', 'pgid=', '-p', String(process.pid)], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    )
+    const [tpgid, pgid] = ps.trim().split(/\s+/)
+    return pgid !== undefined && tpgid === pgid
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -224,39 +364,67 @@ async function openDashboard(url: string) {
   })
 }
 
-/** `dockside demo [scenario] [serve options]`: the scenario (default: the built-in demo) on the real clock, dashboard opened. */
+/**
+ * `dockside demo [scenario] [serve options]`: the scenario (default: the built-in demo) on the real clock, dashboard
+ * opened. The options may come before or after the file; any of them wins over what demo sets (a later --scenario too).
+ */
 function demo(argv: string[]) {
-  const scenario = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'demo'
-  const rest = argv[0] === scenario ? argv.slice(1) : argv
-  return serve(['--scenario', scenario, '--clock', 'real', '--open', ...rest])
+  const parsed = parseCommand(argv, SERVE_OPTIONS, DEMO_USAGE, true)
+  if (!parsed) return
+  const { positionals, tokens } = parsed
+  if (positionals.length > 1) fail(`demo takes one scenario FILE (or demo), not ${positionals.length}: ${positionals.join(', ')}\n${DEMO_USAGE}`)
+  const at = tokens.find((t) => t.kind === 'positional')?.index
+  const rest = argv.filter((_, i) => i !== at)
+  return serve(['--scenario', positionals[0] ?? 'demo', '--clock', 'real', '--open', ...rest], DEMO_USAGE)
 }
 
-/** A scenario refused while a fake was built from it, named after its file as a load error is. */
-function scenarioFailure(file: string, error: unknown): never {
-  if (error instanceof ScenarioError) fail(`invalid scenario ${error.file === '(scenario)' ? new ScenarioError(file, error.path, error.expected).message : error.message}`)
-  if (error instanceof DocksideError || error instanceof RangeError) fail(`invalid scenario ${file}: at (root): ${error.message}`)
+/** The message for a scenario refused while loading it or building a fake from it, named after its file. */
+function scenarioProblem(file: string, error: unknown): string {
+  if (error instanceof ScenarioError) return `invalid scenario ${error.file === '(scenario)' ? new ScenarioError(file, error.path, error.expected).message : error.message}`
+  if (error instanceof DocksideError || error instanceof RangeError) return `invalid scenario ${file}: at (root): ${error.message}`
   throw error
 }
 
+/** A scenario refused while a fake was built from it: exit 2. */
+function scenarioFailure(file: string, error: unknown): never {
+  fail(scenarioProblem(file, error))
+}
+
+/** `dockside validate FILE...`: each file checked as serve would; exit 2 when one is refused. */
 async function validate(argv: string[]) {
-  const file = argv[0]
-  if (!file) fail(`validate needs a FILE\n${USAGE}`)
-  try {
-    // What serve would do with the file, on a throw-away fake: every check serve makes, made first.
-    const scenario = await loadScenario(file)
-    // On a virtual clock, unless the scenario paces a real one (serve's clock when no --clock is given).
-    const paced = typeof scenario.clock === 'object' && scenario.clock.speed !== undefined
-    await createDockside({ scenario, clock: { mode: paced ? 'real' : 'virtual' } }).close()
-  } catch (error) {
-    scenarioFailure(file, error)
+  const parsed = parseCommand(argv, {}, VALIDATE_USAGE, true)
+  if (!parsed) return
+  const files = parsed.positionals
+  if (files.length === 0) fail(`validate needs a FILE\n${VALIDATE_USAGE}`)
+  let refused = 0
+  for (const file of files) {
+    if (file.trim() === '') {
+      refused++
+      process.stderr.write(`dockside: invalid scenario file name ${JSON.stringify(file)}: expected a scenario file (YAML or JSON), or demo\n`)
+      continue
+    }
+    try {
+      // What serve would do with the file, on a throw-away fake: every check serve makes, made first.
+      const scenario = await loadScenario(file)
+      // On a virtual clock, unless the scenario paces a real one (serve's clock when no --clock is given).
+      const paced = typeof scenario.clock === 'object' && scenario.clock.speed !== undefined
+      await createDockside({ scenario, clock: { mode: paced ? 'real' : 'virtual' } }).close()
+      process.stdout.write(`${file}: valid scenario\n`)
+    } catch (error) {
+      refused++
+      process.stderr.write(`dockside: ${scenarioProblem(file, error)}\n`)
+    }
   }
-  process.stdout.write(`${file}: valid scenario\n`)
+  if (refused) process.exit(2)
 }
 
 export async function main(argv = process.argv.slice(2)) {
   const [command, ...rest] = argv
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`${USAGE}\n`)
+    // `dockside help serve`: that command's usage.
+    const usage = command === 'help' && rest[0] !== undefined ? COMMAND_USAGE[rest[0]] : USAGE
+    if (usage === undefined) fail(`no help for "${rest[0]}": the commands are serve, demo and validate\n${USAGE}`)
+    process.stdout.write(`${usage}\n`)
     return
   }
   if (command === '--version' || command === '-v') {

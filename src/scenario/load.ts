@@ -27,24 +27,59 @@ export function validateScenarioSync(data: unknown, file = '(scenario)'): Scenar
   return data as Scenario
 }
 
-/** Parses YAML or JSON text into a validated scenario. */
+/** The yaml library's parse options for scenario files: YAML 1.2 plus `<<` merge keys (YAML 1.1, common in compose files). */
+const YAML_OPTIONS = { prettyErrors: true, merge: true, uniqueKeys: true } as const
+/** The yaml library's default cap on alias expansion (toJS's maxAliasCount), named so the error can say it. */
+const MAX_ALIAS_COUNT = 100
+
+/** The first error of a parsed YAML document as a ScenarioError naming its line and column. */
+function yamlProblem(file: string, e: { message: string; linePos?: [{ line: number; col: number }, ...unknown[]] }, what: string): ScenarioError {
+  const where = e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : ''
+  return new ScenarioError(file, where, `expected valid ${what} (${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')})`)
+}
+
+/**
+ * Parses YAML or JSON text into a validated scenario. A leading byte order mark is dropped, and an empty file (or one
+ * of only whitespace and, in YAML, comments) is an empty scenario, in either format. JSON refuses a key given twice in
+ * one object, as YAML does (JSON.parse alone kept the last).
+ */
 export async function parseScenario(text: string, file = '(scenario)'): Promise<Scenario> {
   let data: unknown
+  // Editors on Windows save UTF-8 with a byte order mark; JSON.parse refused it as an "Unexpected token".
+  text = text.replace(/^\uFEFF/, '')
   if (/\.json$/i.test(file)) {
-    try {
-      data = JSON.parse(text)
-    } catch (error) {
-      throw new ScenarioError(file, '', `expected valid JSON (${(error as Error).message})`)
+    if (text.trim() !== '') {
+      try {
+        data = JSON.parse(text)
+      } catch (error) {
+        throw new ScenarioError(file, '', `expected valid JSON (${(error as Error).message})`)
+      }
+      // JSON is YAML 1.2: the yaml library finds keys given twice (and says where), which JSON.parse keeps silently.
+      const { parseDocument } = await import('yaml')
+      const twice = parseDocument(text, { ...YAML_OPTIONS, merge: false, schema: 'json' }).errors.find((e) => e.code === 'DUPLICATE_KEY')
+      if (twice) {
+        const key = /^"(?:[^"\\]|\\.)*"/.exec(text.slice(twice.pos[0]))?.[0]
+        const where = twice.linePos?.[0] ? `line ${twice.linePos[0].line}, column ${twice.linePos[0].col}` : ''
+        throw new ScenarioError(file, where, `expected valid JSON with each key once in an object: ${key ?? 'a key'} is given twice (JSON.parse would keep only the last)`)
+      }
     }
   } else {
     const { parseDocument } = await import('yaml')
-    const doc = parseDocument(text, { prettyErrors: true })
-    if (doc.errors.length) {
-      const e = doc.errors[0]
-      const where = e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : ''
-      throw new ScenarioError(file, where, `expected valid YAML (${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')})`)
+    const doc = parseDocument(text, YAML_OPTIONS)
+    if (doc.errors.length) throw yamlProblem(file, doc.errors[0], 'YAML')
+    // Inside the try: toJS() throws for aliases that expand too far (an "alias bomb"), which is a bad file too.
+    try {
+      data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
+    } catch (error) {
+      const why = (error as Error).message
+      throw new ScenarioError(
+        file,
+        '',
+        /alias count/i.test(why)
+          ? `expected YAML whose aliases (*name) expand within the yaml library's maxAliasCount (${MAX_ALIAS_COUNT}): these expand further, as an "alias bomb" does (${why})`
+          : `expected valid YAML (${why})`,
+      )
     }
-    data = doc.toJS()
   }
   if (data === null || data === undefined) data = {}
   return validateScenario(data, file)

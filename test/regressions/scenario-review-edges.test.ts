@@ -12,7 +12,7 @@ afterEach(async () => {
   for (const f of open.splice(0)) await f.close()
 })
 
-const fresh = (scenario: Parameters<typeof createDockside>[0]['scenario']) => {
+const fresh = (scenario: NonNullable<Parameters<typeof createDockside>[0]>['scenario']) => {
   const fake = createDockside({ seed: 1, scenario })
   open.push(fake)
   return fake

@@ -7,8 +7,8 @@ import type { Scenario } from './scenario'
 
 /**
  * Validates a scenario: field names and types against docs/scenario.schema.json, then everything applying
- * it to a fresh fake would refuse (duplicate names, fault rules, ...). Throws ScenarioError naming the file,
- * the path inside it and what was wrong.
+ * it to a fresh fake would refuse (duplicate names, fault rules, ...). The promise rejects (it does not throw) with a
+ * ScenarioError naming the file, the path inside it and what was wrong: `await expect(validateScenario(x)).rejects`.
  */
 export async function validateScenario(data: unknown, file = '(scenario)'): Promise<Scenario> {
   return validateScenarioSync(data, file)

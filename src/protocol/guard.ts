@@ -152,6 +152,15 @@ function originAllowed(origin: string, req: ProtoRequest, served: Served | undef
   return isLoopback(url.hostname.replace(/^\[|\]$/g, '')) && port === served.port
 }
 
+/** Whether `origin` names a loopback host (never a page that reached the fake through DNS rebinding). */
+function loopbackOrigin(origin: string): boolean {
+  try {
+    return isLoopback(new URL(origin.trim()).hostname.replace(/^\[|\]$/g, ''))
+  } catch {
+    return false
+  }
+}
+
 /** Whether `origin` may call: a header that is not a URL at all is refused, never thrown. */
 function safeOriginAllowed(origin: string, req: ProtoRequest, served: Served | undefined, access: AccessOptions): boolean {
   try {
@@ -265,10 +274,11 @@ export function guardUpgrade(req: ProtoRequest, fakeAccess: AccessOptions): Refu
   const access = effective(fakeAccess, req.served)
   const origin = req.headers.origin
   if (access.allowedOrigins === undefined || origin === undefined) return undefined
-  // A listed origin, or the fake's own: "own" only when the Host names the fake, since a page that reached it through
-  // DNS rebinding sends its own domain as both Host and Origin (the admin API's Host check, here too).
+  // A listed origin, or the fake's own: a loopback origin on the served port, or the origin of the request's Host when
+  // that Host names the fake (a page that reached it through DNS rebinding sends its own domain as both Host and
+  // Origin: the admin API's Host check, here too).
   if (access.allowedOrigins.includes(origin.trim())) return undefined
-  if (safeOriginAllowed(origin, req, req.served, access) && checkHost(req, req.served, access) === undefined) return undefined
+  if (safeOriginAllowed(origin, req, req.served, access) && (loopbackOrigin(origin) || checkHost(req, req.served, access) === undefined)) return undefined
   return refusal(
     403,
     'origin',

@@ -59,10 +59,10 @@ const node: Options = {
   // ESM for `import`, CommonJS for `require` (jest's default); shared code is split into chunks so one copy of the
   // core is loaded per module system. dist/cli.cjs is a by-product: bin/dockside.js runs dist/cli.js.
   format: ['esm', 'cjs'],
-  // Types for both: index.d.ts for `import`, index.d.cts for `require`. dist/browser.d.ts is made here too: this
-  // config's type build deletes every .d.ts in dist/ first (tsup's dts clean ignores patterns), so the browser
-  // config cannot write its own.
-  dts: { entry: { ...libraryEntries, browser: 'src/browser/index.ts' } },
+  // Types for both: index.d.ts for `import`, index.d.cts for `require`. dockside/browser's types are types/browser.d.ts,
+  // written by hand over these: as an entry here, browser.d.ts (which imports msw, an optional peer) became the module
+  // the shared chunks were imported through, and dockside/matchers and dockside/server needed msw to type-check.
+  dts: { entry: libraryEntries },
   // Gives the CommonJS build an `import.meta.url` (the scenario schema's lazy createRequire).
   shims: true,
   target: 'node22',

@@ -55,7 +55,7 @@ it('the packed tarball installs into a fresh project and its vitest fixture and 
   // Stage the package with a fresh build of the current source; the repo's own dist/ is not touched.
   const stage = join(work, 'stage')
   mkdirSync(stage, { recursive: true })
-  for (const f of ['package.json', 'README.md', 'bin', 'docs', 'examples']) cpSync(join(repo, f), join(stage, f), { recursive: true })
+  for (const f of ['package.json', 'README.md', 'bin', 'docs', 'examples', 'types']) cpSync(join(repo, f), join(stage, f), { recursive: true })
   await run('npx', ['tsup', '--out-dir', join(stage, 'dist')], { cwd: repo })
   const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: stage })
   const [{ filename, files }] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }]
@@ -113,6 +113,13 @@ it('the packed tarball installs into a fresh project and its vitest fixture and 
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', target: 'es2023', lib: ['es2023', 'esnext.disposable', 'dom'], types: ['node'], noEmit: true, skipLibCheck: true }, include: ['node10.ts'] }))
   writeFileSync(join(project, 'node10.ts'), `import { createDockside } from 'dockside'\nimport { serve } from 'dockside/server'\nimport { intercept } from 'dockside/intercept'\nimport { matchers } from 'dockside/matchers'\nexport const all = [createDockside, serve, intercept, matchers]\n`)
   expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toBe('')
+  // Without msw (an optional peer: a jest user need not have it) every entry but dockside/msw and dockside/browser
+  // type-checks with skipLibCheck off: no other declaration imports msw (`paths` hides the installed one, wherever it is).
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023', 'esnext.disposable', 'dom'], types: ['node'], noEmit: true, skipLibCheck: false, baseUrl: '.', paths: { msw: ['./no-msw-here'], 'msw/*': ['./no-msw-here'] } }, include: ['nomsw.ts'] }))
+  writeFileSync(join(project, 'nomsw.ts'), `import { createDockside } from 'dockside'\nimport { serve } from 'dockside/server'\nimport { intercept } from 'dockside/intercept'\nimport { matchers } from 'dockside/matchers'\nexport const all = [createDockside, serve, intercept, matchers]\n`)
+  expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toBe('')
+  writeFileSync(join(project, 'nomsw.ts'), `import { docksideHandlers } from 'dockside/msw'\nexport const all = [docksideHandlers]\n`)
+  expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toMatch(/Cannot find module 'msw'/)
   // Importing the root entry does not load nock (fetch stays the platform's); the first intercept() does.
   const script = "const f = globalThis.fetch; const { createDockside } = await import('dockside'); const a = globalThis.fetch === f; const h = await createDockside().intercept(); console.log(a, globalThis.fetch === f); h.restore()"
   const lean = await run('node', ['--input-type=module', '-e', script], { cwd: project })

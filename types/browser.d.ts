@@ -1,0 +1,6 @@
+// The types of `dockside/browser`: the library's and its MSW handlers', from the Node build's declarations. Written by
+// hand rather than by tsup's declaration build: as one of that build's entries, browser.d.ts became the module the
+// shared chunks were imported through (`import { Dockside } from './browser.js'` in matchers.d.ts and server.d.ts),
+// and it imports msw, an optional peer: a project without msw could not type-check `dockside/matchers`.
+export * from '../dist/index.js'
+export { docksideHandlers, type DocksideHandlersOptions, type MswHandshake } from '../dist/msw.js'

@@ -107,8 +107,10 @@ function goDuration(value: string): bigint | undefined {
     // Go adds a fraction as float64(f) * (unit / scale), truncated.
     total += BigInt(whole || '0') * BigInt(GO_UNITS[unit]) + BigInt(Math.trunc(Number(fraction || '0') * (GO_UNITS[unit] / 10 ** fraction.length)))
   }
-  if (total > 2n ** 63n) return undefined
-  return value.startsWith('-') ? -total : total
+  // int64: down to -2^63, up to 2^63 - 1 (Go refuses 9223372036854775808ns, takes -9223372036854775808ns).
+  const negative = value.startsWith('-')
+  if (total > (negative ? 2n ** 63n : 2n ** 63n - 1n)) return undefined
+  return negative ? -total : total
 }
 
 /** Go's time.Parse of `value` with one of GetTimestamp's layouts, in epoch nanoseconds; a string saying why not. */

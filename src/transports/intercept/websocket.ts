@@ -1,15 +1,18 @@
 // The in-process WHATWG WebSocket: what a client observes is what Node's own WebSocket (undici's) observes against
-// the real server, checked side by side in test/intercept/websocket-parity.test.ts. No mock-socket in between:
-// see docs/decisions/0008-in-process-websocket.md. Departures from Node are the spec's, listed in docs/in-process.md.
+// the real server, checked side by side in test/intercept/websocket-parity.test.ts and websocket-parity-2.test.ts.
+// No mock-socket in between: see docs/decisions/0008-in-process-websocket.md. Departures from Node are the spec's,
+// listed in docs/in-process.md.
 import { createHash } from 'node:crypto'
 import { getEventListeners } from 'node:events'
+import type * as WorkerThreads from 'node:worker_threads'
 import { errorResponse, jsonError } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE } from '../../protocol/limits'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
 import type { ProtoRequest, SocketSession, UpgradeResult } from '../../protocol/types'
 import { globalTimers } from '../../runtime/global-timers'
-import { hostTimers } from '../../runtime/host-timers'
+import { hostNextTick, hostTimers } from '../../runtime/host-timers'
 import { servedAt, wsOrigins, type HookedRegion } from './registry'
+import { parseSubprotocols, webSocketInit, type WebSocketInit } from './webidl'
 
 /** What the in-process handshake answered: 101, or the refusal's status, headers and body. */
 export interface Handshake {
@@ -20,43 +23,172 @@ export interface Handshake {
   body: string | undefined
 }
 
+/** Node's own WebSocket class (the DOM's type): this module's own class is named `WebSocket`, as undici's is. */
+type NodeWebSocket = globalThis.WebSocket
+
 /** The WebSocket that was global before the first install, for hosts that are not hooked. */
-let passThrough: typeof WebSocket | undefined
-export const setPassThrough = (ws: typeof WebSocket | undefined) => void (passThrough = ws)
+let passThrough: typeof globalThis.WebSocket | undefined
+export const setPassThrough = (ws: typeof globalThis.WebSocket | undefined) => void (passThrough = ws)
+
+const workerThreads = process.getBuiltinModule('node:worker_threads') as typeof WorkerThreads
+/**
+ * Node's WebSocket and its events are marked so (undici's `webidl.util.markAsUncloneable`): `structuredClone(ws)` and
+ * `port.postMessage(ws)` throw a DataCloneError. Node 22.10+ and 23+; on older Node undici does not mark them either.
+ */
+const markAsUncloneable: (o: object) => void = (workerThreads as { markAsUncloneable?: (o: object) => void }).markAsUncloneable ?? (() => {})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tasks. Everything the "network" does (open, each frame, closes) reaches the client in a later task, never on a
-// microtask, and on the host's real setImmediate captured at import: a user's fake timers never stall a frame.
-// Frames sent in one turn are dispatched in one task, in order, as Node dispatches frames that arrive in one read.
+// microtask, and never on the global timers that a user's fake timers replace. Frames sent in one turn are dispatched
+// in one task, in order, as Node dispatches frames that arrive in one read.
+//
+// The default queue is a wire: a hop (one way between client and fake) lands in the event loop's next poll phase,
+// where a socket's data lands (a MessageChannel: its message is I/O, as a read is). So a frame the fake sends while
+// the client runs in an I/O callback (an event of this socket, say) comes after the client's own setImmediate queued
+// in that turn (the check phase comes first), and one sent from a setImmediate or a timer callback comes before it
+// (the next poll phase comes first), as over a socket to 127.0.0.1. A hop sent while a delivery is being read (or in
+// its microtasks) lands in the next poll phase, as a reply over a socket does: Node reads a MessagePort's messages
+// posted meanwhile in the same go, so such hops are held until the check phase. Each step takes the hops it takes on
+// Node against the real server on 127.0.0.1 (WIRE_HOPS, measured there).
 // ---------------------------------------------------------------------------------------------------------------
 
 type Job = (() => void) | string
 
-/** One task queue: frames and state changes of its sockets, dispatched in order, one host task per turn. */
-interface TaskQueue {
-  targets: (InProcessWebSocket | undefined)[]
-  jobs: Job[]
-  scheduled: boolean
-  readonly schedule: (fn: () => void) => unknown
+/** How many hops each step takes before the client sees it. */
+interface Hops {
+  /** From the constructor to `open`. */
+  open: number
+  /** From the constructor to `error` and `close` of a refused handshake. */
+  refused: number
+  /** From the fake's close frame to `close` (the frame itself, CLOSING, takes one). */
+  serverClosed: number
+  /** From `close()` to `close` (the fake reads the frame after one). */
+  clientClosed: number
+  /** From `close()` to `close` when the fake's own close frame crossed the client's (it ends the connection on reading it). */
+  crossedClosed: number
+  /** From a drop (no close frame) to `error` and `close` 1006. */
+  dropped: number
+  /**
+   * From the fake's close frame to `close` when the fake closed on a frame it would not read (1009): the real server
+   * ends the connection with its close frame then, without waiting for the client's echo.
+   */
+  unreadClosed: number
 }
 
-const taskQueue = (schedule: (fn: () => void) => unknown): TaskQueue => ({ targets: [], jobs: [], scheduled: false, schedule })
-/** The default: the host's real setImmediate, captured at import. */
-const REAL_TASKS = taskQueue((fn) => hostTimers.immediate(fn))
+/** One task queue: frames and state changes of its sockets, dispatched in order, one task per hop. */
+interface TaskQueue {
+  targets: (WebSocket | undefined)[]
+  jobs: Job[]
+  scheduled: boolean
+  readonly schedule: () => void
+  readonly hops: Hops
+  /** A wire (the default queue): `bufferedAmount` drains on the next tick, as Node's socket takes a frame. */
+  readonly wire: boolean
+}
+
+/** Node 24 against the real server on 127.0.0.1: the first poll phase where each step is seen (test/intercept/websocket-parity-2.test.ts). */
+const WIRE_HOPS: Hops = { open: 3, refused: 3, serverClosed: 4, clientClosed: 4, crossedClosed: 3, dropped: 2, unreadClosed: 3 }
+
+/** The default: a wire (see above). */
+const REAL_TASKS: TaskQueue = { targets: [], jobs: [], scheduled: false, schedule: () => wireSend(), hops: WIRE_HOPS, wire: true }
+
 /**
  * For a fake that follows the global timers (`followGlobalTimers()`): its user asked one clock to drive both the client
- * and the fake, so its sockets' tasks run on the global (possibly faked) setImmediate too, and `vi.advanceTimersByTime`
- * delivers them in step with the client's own timers.
+ * and the fake, so its sockets' tasks run on the global (possibly faked) setImmediate, one per step (two for a close
+ * from the fake: CLOSING, then CLOSED), and `vi.advanceTimersByTime` delivers them in step with the client's own timers.
  */
-const FOLLOWED_TASKS = taskQueue((fn) => globalTimers.immediate(fn))
+const FOLLOWED_TASKS: TaskQueue = {
+  targets: [],
+  jobs: [],
+  scheduled: false,
+  schedule: () => void globalTimers.immediate(() => flush(FOLLOWED_TASKS)),
+  hops: { open: 1, refused: 1, serverClosed: 2, clientClosed: 1, crossedClosed: 1, dropped: 1, unreadClosed: 2 },
+  wire: false,
+}
 
-function enqueue(queue: TaskQueue, target: InProcessWebSocket | undefined, job: Job) {
+let wire: WorkerThreads.MessageChannel | undefined
+/**
+ * A delivery ran in this poll phase and the check phase after it has not come yet: what is sent now is read in the
+ * next poll phase, and a step's hops can be counted from here (see {@link later}).
+ */
+let reading = false
+/** A hop was sent while `reading`: it goes out in the check phase. */
+let held = false
+/** Steps due some poll phases ahead, each with the check phases left before it goes out on the wire. */
+let waiting: { target: WebSocket; job: () => void; skip: number }[] = []
+/** {@link atCheck} is queued (at most once: it runs once per check phase while it has work). */
+let checking = false
+
+function wireSend() {
+  if (reading) return void (held = true)
+  if (!wire) {
+    wire = new workerThreads.MessageChannel()
+    wire.port2.on('message', wireRead)
+  }
+  // Ref'd while a hop is under way, as a socket with data to read keeps the process alive; unref'd when idle.
+  wire.port2.ref()
+  wire.port1.postMessage(null)
+}
+
+function wireRead() {
+  wire!.port2.unref()
+  reading = true
+  if (!checking) {
+    checking = true
+    hostTimers.immediate(atCheck)
+  }
+  flush(REAL_TASKS)
+}
+
+/**
+ * The check phase after a delivery (and each one while steps wait): the hops sent meanwhile go out, steps with no
+ * check phase left go out with them (to the next poll phase), the others wait one more.
+ */
+function atCheck() {
+  checking = false
+  reading = false
+  if (waiting.length > 0) {
+    const left: typeof waiting = []
+    for (const w of waiting) {
+      if (w.skip === 0) enqueue(REAL_TASKS, w.target, w.job)
+      else {
+        w.skip--
+        left.push(w)
+      }
+    }
+    waiting = left
+    if (left.length > 0) {
+      checking = true
+      hostTimers.immediate(atCheck)
+    }
+  }
+  if (held) {
+    held = false
+    wireSend()
+  }
+}
+
+function enqueue(queue: TaskQueue, target: WebSocket | undefined, job: Job) {
   queue.targets.push(target)
   queue.jobs.push(job)
   if (!queue.scheduled) {
     queue.scheduled = true
-    queue.schedule(() => flush(queue))
+    queue.schedule()
   }
+}
+
+/**
+ * Runs `job` `hops` hops from now (0: at once). From an unknown phase a step's first hop goes on the wire (it lands in
+ * the next poll phase whatever phase it is sent in). While `reading` (in a delivery's poll phase, or in its check
+ * phase before {@link atCheck}), the next check phase is known to be the one `atCheck` runs in: the hops are counted
+ * there, one check phase each (each followed by a poll phase), and only the last goes on the wire. The same poll
+ * phase, fewer messages.
+ */
+function later(queue: TaskQueue, target: WebSocket, hops: number, job: () => void) {
+  if (hops <= 0) job()
+  else if (hops === 1) enqueue(queue, target, job)
+  else if (queue === REAL_TASKS && reading) waiting.push({ target, job, skip: hops - 1 })
+  else enqueue(queue, target, () => later(queue, target, hops - 1, job))
 }
 
 function flush(queue: TaskQueue) {
@@ -89,6 +221,11 @@ function flush(queue: TaskQueue) {
 const SOCKET_ENDED = new DOMException('The in-process WebSocket ended.', 'AbortError')
 
 const illegal = () => Object.assign(new TypeError('Illegal invocation'), { code: 'ERR_INVALID_THIS' })
+const isObject = (v: unknown): v is object => v !== null && (typeof v === 'object' || typeof v === 'function')
+// Receiver checks, as undici's brand checks: any receiver (null, a primitive) that is not one is `Illegal invocation`.
+let isMessageEvent: (v: unknown) => boolean
+let isErrorEvent: (v: unknown) => boolean
+let isSocket: (v: unknown) => boolean
 const NO_PORTS: readonly MessagePort[] = Object.freeze([])
 
 /**
@@ -98,33 +235,37 @@ const NO_PORTS: readonly MessagePort[] = Object.freeze([])
 class FastMessageEvent extends Event {
   #data: unknown
   #origin: string
+  static {
+    isMessageEvent = (v) => isObject(v) && #data in v
+  }
   constructor(data: unknown, origin: string) {
     super('message')
     this.#data = data
     this.#origin = origin
+    markAsUncloneable(this)
   }
   get data() {
-    if (!(#data in this)) throw illegal()
+    if (!isMessageEvent(this)) throw illegal()
     return this.#data
   }
   get origin() {
-    if (!(#data in this)) throw illegal()
+    if (!isMessageEvent(this)) throw illegal()
     return this.#origin
   }
   get lastEventId() {
-    if (!(#data in this)) throw illegal()
+    if (!isMessageEvent(this)) throw illegal()
     return ''
   }
   get source() {
-    if (!(#data in this)) throw illegal()
+    if (!isMessageEvent(this)) throw illegal()
     return null
   }
   get ports() {
-    if (!(#data in this)) throw illegal()
+    if (!isMessageEvent(this)) throw illegal()
     return NO_PORTS
   }
   initMessageEvent(type: string, bubbles = false, cancelable = false, data: unknown = null, origin = '', lastEventId = '', source: MessagePort | null = null, ports: MessagePort[] = []) {
-    if (!(#data in this)) throw illegal()
+    if (!isMessageEvent(this)) throw illegal()
     return new MessageEvent(type, { bubbles, cancelable, data, origin, lastEventId, source, ports })
   }
 }
@@ -138,28 +279,32 @@ Object.defineProperties(FastMessageEvent.prototype, { data: enumerable, origin: 
 /** Node has no global `ErrorEvent`; its WebSocket fires undici's, which looks like this one. */
 class ErrorEventShim extends Event {
   #init: { message: string; filename: string; lineno: number; colno: number; error: unknown }
+  static {
+    isErrorEvent = (v) => isObject(v) && #init in v
+  }
   constructor(type: string, init: { message?: string; filename?: string; lineno?: number; colno?: number; error?: unknown } = {}) {
     super(type, init as EventInit)
+    markAsUncloneable(this)
     this.#init = { message: String(init.message ?? ''), filename: String(init.filename ?? ''), lineno: (init.lineno ?? 0) >>> 0, colno: (init.colno ?? 0) >>> 0, error: init.error }
   }
   get message() {
-    if (!(#init in this)) throw illegal()
+    if (!isErrorEvent(this)) throw illegal()
     return this.#init.message
   }
   get filename() {
-    if (!(#init in this)) throw illegal()
+    if (!isErrorEvent(this)) throw illegal()
     return this.#init.filename
   }
   get lineno() {
-    if (!(#init in this)) throw illegal()
+    if (!isErrorEvent(this)) throw illegal()
     return this.#init.lineno
   }
   get colno() {
-    if (!(#init in this)) throw illegal()
+    if (!isErrorEvent(this)) throw illegal()
     return this.#init.colno
   }
   get error() {
-    if (!(#init in this)) throw illegal()
+    if (!isErrorEvent(this)) throw illegal()
     return this.#init.error
   }
 }
@@ -196,11 +341,6 @@ const CloseEventClass: new (type: string, init: CloseInit) => Event = (globalThi
 const usv = (v: unknown) => (typeof v === 'string' ? v : `${v as string}`) as string & { toWellFormed(): string }
 const wellFormed = (v: unknown) => usv(v).toWellFormed()
 
-function domString(v: unknown, prefix: string, argument: string) {
-  if (typeof v === 'symbol') throw new TypeError(`${prefix}: ${argument} is a symbol, which cannot be converted to a DOMString.`)
-  return String(v)
-}
-
 function argumentCheck(length: number, prefix: string) {
   if (length < 1) throw new TypeError(`${prefix}: 1 argument required, but 0 found.`)
 }
@@ -228,32 +368,9 @@ function isValidSubprotocol(p: string) {
   return true
 }
 
-function protocolList(v: unknown, prefix: string): string[] {
-  if (v !== null && (typeof v === 'object' || typeof v === 'function') && Symbol.iterator in v) {
-    let i = 0
-    return Array.from(v as Iterable<unknown>, (p) => domString(p, prefix, `protocols[${i++}]`))
-  }
-  return [domString(v, prefix, 'protocols')]
-}
-
-interface WebSocketInit {
-  protocols: string[]
-  headers: Record<string, string>
-}
-
 /** The constructor's default: no subprotocols, converted without walking an iterator. */
 const NO_PROTOCOLS: string[] = []
-
-function webSocketInit(v: unknown, prefix: string): WebSocketInit {
-  if (v === NO_PROTOCOLS) return { protocols: [], headers: {} }
-  if (v !== null && (typeof v === 'object' || typeof v === 'function') && !(Symbol.iterator in v)) {
-    const init = v as { protocols?: unknown; headers?: unknown }
-    const headers: Record<string, string> = {}
-    if (init.headers != null) new Headers(init.headers as HeadersInit).forEach((value, k) => (headers[k] = value))
-    return { protocols: init.protocols === undefined ? [] : protocolList(init.protocols, prefix), headers }
-  }
-  return { protocols: protocolList(v, prefix), headers: {} }
-}
+const NO_INIT: WebSocketInit = Object.freeze({ protocols: NO_PROTOCOLS, headers: undefined })
 
 function urlRecord(url: string): URL {
   let record: URL
@@ -289,14 +406,33 @@ const nextKey = () => createHash('sha1').update(`dockside websocket key ${++keys
 
 /**
  * The upgrade request's headers, as undici sends them and in its order: what `fake.requests` records for the
- * handshake is what it records from Node's WebSocket against the real server. The client's own headers replace the
- * defaults of the same name.
+ * handshake is what it records from Node's WebSocket against the real server. The client's own headers (undici's
+ * `WebSocketInit.headers`, checked by `new Headers()` as undici does) replace the defaults of the same name; the
+ * offered sub-protocols are appended to a `Sec-WebSocket-Protocol` of its own, as undici's header list combines them.
  */
-function handshakeHeaders(host: string, own: Record<string, string>, protocols: string[]): Record<string, string> {
-  const headers: Record<string, string> = { host, connection: 'upgrade', upgrade: 'websocket', ...own }
+/**
+ * The `headers` of undici's WebSocket init, spelled out: the DOM lib's `HeadersInit` and `BinaryType` are not in a
+ * Node-only project's types (lib without "dom"), and the published declarations must type-check there.
+ */
+export type WebSocketInitHeaders = string[][] | Record<string, string | readonly string[]> | Headers
+/** `binaryType`'s values (the DOM lib's `BinaryType`). */
+export type WebSocketBinaryType = 'blob' | 'arraybuffer'
+/** The close event as a handler sees it (the DOM lib's `CloseEvent`, which Node's own types do not declare). */
+export interface WebSocketCloseEvent extends Event {
+  readonly code: number
+  readonly reason: string
+  readonly wasClean: boolean
+}
+
+function handshakeHeaders(host: string, init: HeadersInit | null | undefined, protocols: string[]): Record<string, string> {
+  const headers: Record<string, string> = { host, connection: 'upgrade', upgrade: 'websocket' }
+  if (init) new Headers(init).forEach((value, k) => (headers[k] = value))
   headers['sec-websocket-key'] = nextKey()
   headers['sec-websocket-version'] = '13'
-  if (protocols.length) headers['sec-websocket-protocol'] = protocols.join(', ')
+  if (protocols.length) {
+    const own = headers['sec-websocket-protocol']
+    headers['sec-websocket-protocol'] = own === undefined ? protocols.join(', ') : `${own}, ${protocols.join(', ')}`
+  }
   headers['sec-websocket-extensions'] = 'permessage-deflate; client_max_window_bits'
   for (const [k, v] of WIRE_DEFAULTS) headers[k] ??= v
   return headers
@@ -317,25 +453,33 @@ const CLOSING = 2
 const CLOSED = 3
 
 /** An `on…` handler, typed as the DOM's (`this` is the socket, the event of its kind): the class is a `typeof WebSocket`. */
-type Handler<E extends Event = Event> = ((this: WebSocket, event: E) => unknown) | null
+type Handler<E extends Event = Event> = ((this: NodeWebSocket, event: E) => unknown) | null
 type HandlerType = 'open' | 'message' | 'error' | 'close'
 
 /** Delivers one text frame (a job of {@link flush}): the hot path, one event per frame per socket. */
-let receive: (ws: InProcessWebSocket, text: string) => void
+let receive: (ws: WebSocket, text: string) => void
+
+/** The server's close frame as the client reads it, or its connection dropped without one. */
+type PeerClose = { code: number; reason: string } | 'dropped'
+
+/** What the real server answers (its `ws`) to a `Sec-WebSocket-Protocol` it cannot parse. */
+const BAD_PROTOCOL_HEADER = 'Bad websocket handshake: Invalid Sec-WebSocket-Protocol header.'
 
 /**
  * A WHATWG `WebSocket` that answers hooked hosts in process and hands every other URL to the WebSocket that was
  * global before. Arguments, errors, attributes, event classes and their order are those of Node's own WebSocket
- * (undici) against the real server; see docs/in-process.md for the differences that remain and why.
+ * (undici) against the real server; see docs/in-process.md for the differences that remain and why. Exported as
+ * `InProcessWebSocket`; its source name is `WebSocket`, as undici's is, so that a bundle names it `_WebSocket` as
+ * Node's bundle does (V8's messages and `Function.prototype.toString` show that name).
  *
  * The handshake is decided by the fake before `open`: a refusal fires `error` then `close` with 1006 (wasClean
  * false) and never `open`, exactly as a real client sees a refused upgrade; its status, headers and body are on
- * the non-standard {@link InProcessWebSocket.handshake}.
+ * the non-standard {@link WebSocket.handshake}.
  *
  * Pass this class to clients that take a WebSocket constructor (for example clients written for the `ws`
  * package's API subset `new WebSocket(url)` + `addEventListener`): they reach the fake without the global hook.
  */
-export class InProcessWebSocket extends EventTarget {
+class WebSocket extends EventTarget {
   declare static readonly CONNECTING: 0
   declare static readonly OPEN: 1
   declare static readonly CLOSING: 2
@@ -350,37 +494,48 @@ export class InProcessWebSocket extends EventTarget {
   #origin = ''
   #protocol = ''
   #bufferedAmount = 0
-  #binaryType: BinaryType = 'blob'
+  #binaryType: WebSocketBinaryType = 'blob'
   #handlers: Record<HandlerType, unknown> = { open: null, message: null, error: null, close: null }
   #handshake: Handshake | undefined
   #session: SocketSession | undefined
   #abort: AbortController | undefined
   /** The client's close frame (or the server's) has gone out: nothing more is sent or delivered. */
   #closeSent = false
+  /**
+   * The fake's close frame, set when the fake sends it (or drops the connection): it reaches the client before the
+   * connection ends, so the `close` event reports it even when the client's own close frame crossed it.
+   */
+  #peer: PeerClose | undefined
+  /** The fake is refusing a frame it read (see {@link Hops.unreadClosed}). */
+  #unread = false
+  /** Blob sends still being read (Node's send queue waits for each in order; later sends wait behind them). */
+  #sending: Promise<void> | undefined
   /** Where this socket's tasks run (see {@link FOLLOWED_TASKS}). */
   #tasks: TaskQueue = REAL_TASKS
 
   /**
    * A socket to a host that is not hooked is the WebSocket that was global before (see the constructor): it is an
-   * instance of this class too, as it is of the global `WebSocket` without the hooks.
+   * instance of this class too, as it is of the global `WebSocket` without the hooks. (Node's class has no own
+   * `Symbol.hasInstance`; this one needs it for that.)
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true
-    return this === InProcessWebSocket && passThrough !== undefined && passThrough !== InProcessWebSocket && value instanceof passThrough
+    return this === WebSocket && passThrough !== undefined && (passThrough as unknown) !== WebSocket && value instanceof passThrough
   }
 
   static {
+    isSocket = (v) => isObject(v) && #state in v
     receive = (ws, text) => {
       if (ws.#state !== OPEN) return
       ws.dispatchEvent(new FastMessageEvent(text, ws.#origin))
     }
   }
 
-  constructor(url: string | URL, protocols: string | string[] | { protocols?: string | string[]; headers?: HeadersInit } = NO_PROTOCOLS) {
+  constructor(url: string | URL, protocols: string | string[] | { protocols?: string | string[]; headers?: WebSocketInitHeaders } = NO_PROTOCOLS) {
     super()
-    const prefix = 'WebSocket constructor'
-    argumentCheck(arguments.length, prefix)
-    const init = webSocketInit(protocols, prefix)
+    markAsUncloneable(this)
+    argumentCheck(arguments.length, 'WebSocket constructor')
+    const init = protocols === NO_PROTOCOLS ? NO_INIT : webSocketInit(protocols)
     const record = urlRecord(wellFormed(url))
     const list = init.protocols
     if (list.length !== new Set(list.map((p) => p.toLowerCase())).size) throw new DOMException('Invalid Sec-WebSocket-Protocol value', 'SyntaxError')
@@ -393,7 +548,7 @@ export class InProcessWebSocket extends EventTarget {
     if (!region || (region.onUnhandled === 'bypass' && !region.routes.websocket(target))) {
       const Original = passThrough
       if (!Original) throw new Error(`dockside: no WebSocket to pass ${record.href} to: this host is not hooked and there was no global WebSocket before intercept().`)
-      return new Original(url, (protocols === NO_PROTOCOLS ? [] : protocols) as string[]) as unknown as InProcessWebSocket
+      return new Original(url, (protocols === NO_PROTOCOLS ? [] : protocols) as string[]) as unknown as WebSocket
     }
     this.#url = record
     this.#origin = record.origin
@@ -402,10 +557,13 @@ export class InProcessWebSocket extends EventTarget {
     const abort = new AbortController()
     this.#abort = abort
     const req: ProtoRequest = { method: 'GET', url: target, headers, signal: abort.signal, body: async () => '', remoteAddress: 'in-process', served: servedOf(region) }
-    void this.#connect(region, req, list)
+    // What the server's `ws` makes of the header (the client's own value and the offered list combined): the fake
+    // answers the first; a value it cannot parse fails the handshake once the fake has accepted it.
+    const header = headers['sec-websocket-protocol']
+    void this.#connect(region, req, header === undefined ? NO_PROTOCOLS : parseSubprotocols(header))
   }
 
-  async #connect(region: HookedRegion, req: ProtoRequest, offered: string[]) {
+  async #connect(region: HookedRegion, req: ProtoRequest, offered: string[] | undefined) {
     let result: UpgradeResult
     try {
       result = await region.protocol.upgrade(req)
@@ -420,14 +578,16 @@ export class InProcessWebSocket extends EventTarget {
     }
     // Closed by the client meanwhile: its own pending failure ends the socket, once; the fake never opens it.
     if (this.#state !== CONNECTING) return
+    if (result.kind === 'accept' && offered === undefined) result = { kind: 'reject', response: jsonError(400, BAD_PROTOCOL_HEADER) }
+    const hops = this.#tasks.hops
     if (result.kind !== 'accept') {
       const { status, headers, body } = result.response
       this.#handshake = { status, headers: { ...headers }, body }
-      return enqueue(this.#tasks, this, () => this.#fail())
+      return later(this.#tasks, this, hops.refused, () => this.#fail())
     }
     const open = result.open
-    const protocol = chooseSubprotocol(offered)
-    enqueue(this.#tasks, this, () => {
+    const protocol = chooseSubprotocol(offered!)
+    later(this.#tasks, this, hops.open, () => {
       if (this.#state !== CONNECTING) return
       this.#handshake = { status: 101, headers: { upgrade: 'websocket', connection: 'Upgrade', ...(protocol ? { 'sec-websocket-protocol': protocol } : {}) }, body: undefined }
       this.#state = OPEN
@@ -449,21 +609,27 @@ export class InProcessWebSocket extends EventTarget {
   }
 
   /**
-   * The server's close frame reaches the client in a later task and makes it CLOSING (a `send()` now is dropped); the
-   * connection's end, with the `close` event, comes in the task after, as Node's WebSocket sees the frame and then the
-   * TCP close. Going away without a frame (1006) is the end at once: CLOSED, `error`, `close`.
+   * The server's close frame reaches the client one hop later and makes it CLOSING (a `send()` now is dropped); the
+   * connection's end, with the `close` event, comes hops later, as Node's WebSocket sees the frame, echoes it and
+   * then sees the TCP close. Going away without a frame (1006) is `error` and `close` once the drop is seen.
    */
   #serverClose(code: number, reason: string) {
     if (this.#state === CLOSED) return
     this.#session = undefined
+    const hops = this.#tasks.hops
     // The server's own end: the protocol has already recorded it (no clientClosed back); a close frame of the
     // client's, if any, crossed it.
-    if (code === 1006) return enqueue(this.#tasks, this, () => this.#finish(code, reason, false, true))
+    if (code === 1006) {
+      this.#peer = 'dropped'
+      return later(this.#tasks, this, hops.dropped, () => this.#finish(1006, '', false, true))
+    }
+    this.#peer = { code, reason }
+    const closed = this.#unread ? hops.unreadClosed : hops.serverClosed
     enqueue(this.#tasks, this, () => {
       if (this.#state === CLOSED) return
       this.#state = CLOSING
       this.#closeSent = true
-      enqueue(this.#tasks, this, () => this.#finish(code, reason, true, false))
+      later(this.#tasks, this, closed - 1, () => this.#finish(code, reason, true, false))
     })
   }
 
@@ -485,9 +651,11 @@ export class InProcessWebSocket extends EventTarget {
   }
 
   close(code: number | undefined = undefined, reason: string | undefined = undefined) {
-    if (!(#state in this)) throw illegal()
+    const mine = isSocket(this)
+    if (!mine && !inherits(this)) throw illegal()
     const c = code === undefined ? null : clampUnsignedShort(code)
     const r = reason === undefined ? '' : wellFormed(reason)
+    if (!mine) throw notASocket(this, '#handler')
     if (c !== null && c !== 1000 && (c < 3000 || c > 4999)) throw new DOMException('invalid code', 'InvalidAccessError')
     const bytes = Buffer.byteLength(r)
     if (bytes > 123) throw new DOMException(`Reason must be less than 123 bytes; received ${bytes}`, 'SyntaxError')
@@ -505,94 +673,141 @@ export class InProcessWebSocket extends EventTarget {
     const sentCode = c ?? (r.length ? 1000 : 1005)
     const session = this.#session
     this.#session = undefined
+    const hops = this.#tasks.hops
     enqueue(this.#tasks, this, () => {
+      // The fake reads the close frame (unless it had closed or dropped the connection first).
       session?.clientClosed(sentCode, r)
-      // The server echoes the client's close frame: the close event carries the client's own code and reason.
-      this.#finish(sentCode, r, true, false)
+      // Its echo, or its own close frame if one crossed the client's (it then ends the connection at once), then the
+      // connection's end: the close event reports the frame the client received (Node's `closingInfo`); none at all
+      // if the connection dropped.
+      const crossed = this.#peer !== undefined && this.#peer !== 'dropped'
+      later(this.#tasks, this, (crossed ? hops.crossedClosed : hops.clientClosed) - 1, () => {
+        const peer = this.#peer
+        if (peer === 'dropped') this.#finish(1006, '', false, true)
+        else if (peer) this.#finish(peer.code, peer.reason, true, false)
+        else this.#finish(sentCode, r, true, false)
+      })
     })
   }
 
   send(data: string | ArrayBufferLike | Blob | ArrayBufferView) {
-    if (!(#state in this)) throw illegal()
+    const mine = isSocket(this)
+    if (!mine && !inherits(this)) throw illegal()
     argumentCheck(arguments.length, 'WebSocket.send')
     const value = sendData(data)
+    if (!mine) throw notASocket(this, '#handler')
     if (this.#state === CONNECTING) throw new DOMException('Sent before connected.', 'InvalidStateError')
     if (this.#state !== OPEN) return
     const n = byteLength(value)
     this.#bufferedAmount += n
     const session = this.#session
-    enqueue(this.#tasks, this, () => {
-      this.#bufferedAmount -= n
-      // The events endpoint ignores client messages, as the real service does, and closes with 1009 on one over its limit.
-      if (n > EVENTS_MAX_MESSAGE && session && this.#session === session) session.tooBig()
+    // The events endpoint ignores client messages, as the real service does, and closes with 1009 on one over its
+    // limit once it has read it (one hop).
+    const read = () => {
+      if (n <= EVENTS_MAX_MESSAGE || !session || this.#session !== session) return
+      this.#unread = true
+      try {
+        session.tooBig()
+      } finally {
+        this.#unread = false
+      }
+    }
+    if (!this.#tasks.wire) {
+      return enqueue(this.#tasks, this, () => {
+        this.#bufferedAmount -= n
+        read()
+      })
+    }
+    // Node's socket takes a frame at once and calls back on the next tick; a Blob is read first, and what is sent
+    // after it waits behind it.
+    const drain = () => void (this.#bufferedAmount -= n)
+    if (n > EVENTS_MAX_MESSAGE) enqueue(this.#tasks, this, read)
+    if (!(value instanceof Blob) && !this.#sending) return hostNextTick(drain)
+    const before = this.#sending
+    const sent = (async () => {
+      if (before) await before
+      if (value instanceof Blob) await value.arrayBuffer()
+      hostNextTick(drain)
+    })()
+    this.#sending = sent
+    void sent.then(() => {
+      if (this.#sending === sent) this.#sending = undefined
     })
   }
 
-  get readyState() {
-    if (!(#state in this)) throw illegal()
-    return this.#state
+  get readyState(): 0 | 1 | 2 | 3 {
+    if (!isSocket(this)) throw notASocket(this, '#handler')
+    return this.#state as 0 | 1 | 2 | 3
   }
   get bufferedAmount() {
-    if (!(#state in this)) throw illegal()
+    if (!isSocket(this)) throw notASocket(this, '#bufferedAmount')
     return this.#bufferedAmount
   }
   get url() {
-    if (!(#state in this)) throw illegal()
+    if (!isSocket(this)) throw notASocket(this, '#url')
     return this.#url.href
   }
   get extensions() {
-    if (!(#state in this)) throw illegal()
+    if (!isSocket(this)) throw notASocket(this, '#extensions')
     return ''
   }
   get protocol() {
-    if (!(#state in this)) throw illegal()
+    if (!isSocket(this)) throw notASocket(this, '#protocol')
     return this.#protocol
   }
   /** Non-standard: the in-process handshake's answer, set before `open` or `error`. */
   get handshake(): Handshake | undefined {
-    if (!(#state in this)) throw illegal()
+    if (!isSocket(this)) throw illegal()
     return this.#handshake
   }
 
+  // Each accessor checks its receiver itself, as undici's do (see notASocket), before reaching a private method
+  // (V8's own check there throws a TypeError without a code).
   get onopen(): Handler {
+    if (!isSocket(this)) throw notASocket(this, '#events')
     return this.#getHandler('open')
   }
   set onopen(fn: Handler) {
+    if (!isSocket(this)) throw notASocket(this, '#events')
     this.#setHandler('open', fn)
   }
   get onerror(): Handler {
+    if (!isSocket(this)) throw notASocket(this, '#events')
     return this.#getHandler('error')
   }
   set onerror(fn: Handler) {
+    if (!isSocket(this)) throw notASocket(this, '#events')
     this.#setHandler('error', fn)
   }
-  get onclose(): Handler<CloseEvent> {
-    return this.#getHandler('close') as Handler<CloseEvent>
+  get onclose(): Handler<WebSocketCloseEvent> {
+    if (!isSocket(this)) throw notASocket(this, '#events')
+    return this.#getHandler('close') as Handler<WebSocketCloseEvent>
   }
-  set onclose(fn: Handler<CloseEvent>) {
+  set onclose(fn: Handler<WebSocketCloseEvent>) {
+    if (!isSocket(this)) throw notASocket(this, '#events')
     this.#setHandler('close', fn)
   }
   get onmessage(): Handler<MessageEvent> {
+    if (!isSocket(this)) throw notASocket(this, '#events')
     return this.#getHandler('message') as Handler<MessageEvent>
   }
   set onmessage(fn: Handler<MessageEvent>) {
+    if (!isSocket(this)) throw notASocket(this, '#events')
     this.#setHandler('message', fn)
   }
-  get binaryType(): BinaryType {
-    if (!(#state in this)) throw illegal()
+  get binaryType(): WebSocketBinaryType {
+    if (!isSocket(this)) throw notASocket(this, '#binaryType')
     return this.#binaryType
   }
-  set binaryType(type: BinaryType) {
-    if (!(#state in this)) throw illegal()
+  set binaryType(type: WebSocketBinaryType) {
+    if (!isSocket(this)) throw notASocket(this, '#binaryType', true)
     this.#binaryType = type === 'blob' || type === 'arraybuffer' ? type : 'blob'
   }
   #getHandler(type: HandlerType): Handler {
-    if (!(#state in this)) throw illegal()
     return this.#handlers[type] as Handler
   }
   /** `[LegacyTreatNonObjectAsNull]`: a non-object is null; a non-callable object is kept and does nothing. */
   #setHandler(type: HandlerType, fn: unknown) {
-    if (!(#state in this)) throw illegal()
     const old = this.#handlers[type] as { listener?: EventListener } | null
     if (old) this.removeEventListener(type, this.#listeners.get(type)!)
     if (fn === null || (typeof fn !== 'object' && typeof fn !== 'function')) {
@@ -607,12 +822,28 @@ export class InProcessWebSocket extends EventTarget {
   #listeners = new Map<HandlerType, EventListener>()
 }
 
+export { WebSocket as InProcessWebSocket }
+
+/** undici's brand check (`webidl.brandCheck`): the prototype chain, not the private fields. */
+const inherits = (v: unknown) => Function.prototype[Symbol.hasInstance].call(WebSocket, v)
+
+/**
+ * What Node's WebSocket throws for a receiver that is not one of its sockets: `Illegal invocation` (code
+ * ERR_INVALID_THIS) from its brand check, or, for an object that merely inherits the prototype
+ * (`Object.create(WebSocket.prototype)`), V8's own TypeError when it then reads the private field of undici's class
+ * that the attribute reads (named as undici names it).
+ */
+function notASocket(v: unknown, field: string, write = false): TypeError {
+  if (!inherits(v)) return illegal()
+  return new TypeError(write ? `Cannot write private member ${field} to an object whose class did not declare it` : `Cannot read private member ${field} from an object whose class did not declare it`)
+}
+
 const constant = (value: number) => ({ value, enumerable: true, writable: false, configurable: false })
 const states = { CONNECTING: constant(CONNECTING), OPEN: constant(OPEN), CLOSING: constant(CLOSING), CLOSED: constant(CLOSED) }
-Object.defineProperties(InProcessWebSocket, states)
+Object.defineProperties(WebSocket, states)
 // What `ws.constructor.name` and V8's messages (`#<WebSocket>`) say, as for Node's class.
-Object.defineProperty(InProcessWebSocket, 'name', { value: 'WebSocket' })
-Object.defineProperties(InProcessWebSocket.prototype, {
+Object.defineProperty(WebSocket, 'name', { value: 'WebSocket' })
+Object.defineProperties(WebSocket.prototype, {
   ...states,
   url: enumerable,
   readyState: enumerable,

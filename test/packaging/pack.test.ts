@@ -113,11 +113,12 @@ it('the packed tarball installs into a fresh project and its vitest fixture and 
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', target: 'es2023', lib: ['es2023', 'esnext.disposable', 'dom'], types: ['node'], noEmit: true, skipLibCheck: true }, include: ['node10.ts'] }))
   writeFileSync(join(project, 'node10.ts'), `import { createDockside } from 'dockside'\nimport { serve } from 'dockside/server'\nimport { intercept } from 'dockside/intercept'\nimport { matchers } from 'dockside/matchers'\nexport const all = [createDockside, serve, intercept, matchers]\n`)
   expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toBe('')
-  // Without msw (an optional peer: a jest user need not have it) every entry but dockside/msw and dockside/browser
-  // type-checks with skipLibCheck off: no other declaration imports msw. `paths` points msw at an empty module, wherever
-  // an installed one is (a path that does not resolve falls back to node_modules).
+  // Without msw (an optional peer: a jest user need not have it) and without the DOM lib (a Node-only project such as
+  // @tsconfig/node22's) every entry but dockside/msw and dockside/browser type-checks with skipLibCheck off: no other
+  // declaration imports msw or names a DOM-only type. `paths` points msw at an empty module, wherever an installed one
+  // is (a path that does not resolve falls back to node_modules).
   writeFileSync(join(project, 'no-msw.d.ts'), 'export {}\n')
-  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023', 'esnext.disposable', 'dom'], types: ['node'], noEmit: true, skipLibCheck: false, baseUrl: '.', paths: { msw: ['./no-msw.d.ts'], 'msw/*': ['./no-msw.d.ts'] } }, include: ['nomsw.ts'] }))
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023', 'esnext.disposable'], types: ['node'], noEmit: true, skipLibCheck: false, baseUrl: '.', paths: { msw: ['./no-msw.d.ts'], 'msw/*': ['./no-msw.d.ts'] } }, include: ['nomsw.ts'] }))
   writeFileSync(join(project, 'nomsw.ts'), `import { createDockside } from 'dockside'\nimport { serve } from 'dockside/server'\nimport { intercept } from 'dockside/intercept'\nimport { matchers } from 'dockside/matchers'\nexport const all = [createDockside, serve, intercept, matchers]\n`)
   expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toBe('')
   writeFileSync(join(project, 'nomsw.ts'), `import { docksideHandlers } from 'dockside/msw'\nexport const all = [docksideHandlers]\n`)

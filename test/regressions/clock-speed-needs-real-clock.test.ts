@@ -3,13 +3,12 @@
 // `--clock virtual --speed 2`, the scenario file passed), `createDockside({ clock: { speed: 2 } })` and a scenario's
 // real-clock speed under a virtual clock from the options or from `--clock virtual`. Each is now refused naming
 // `clock.speed` and why; a speed with a real clock, from either place, still applies.
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, InvalidInputError, ScenarioError, validateScenario } from 'dockside'
-import { cliEntry, ensureBuilt, root } from '../support/cli'
+import { ensureBuilt, runCliUntilListening } from '../support/cli'
 
 const WHY = {
   virtual: 'sets the pace of the "real" clock, and the virtual clock moves only when advanced; use mode "real", or leave speed out',
@@ -63,23 +62,7 @@ describe('CLI', () => {
     await rm(dir, { recursive: true, force: true })
   })
 
-  /** Runs the CLI until it exits, or until it listens (then stops it). */
-  function run(...args: string[]): Promise<{ code: number | null; stderr: string; listening?: true }> {
-    const child = spawn(process.execPath, [cliEntry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    return new Promise((resolve) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString()
-        if (/listening on http:\/\/127\.0\.0\.1:\d+/.test(out)) {
-          child.kill('SIGKILL')
-          resolve({ code: null, stderr: err, listening: true })
-        }
-      })
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-      child.once('close', (code) => resolve({ code, stderr: err }))
-    })
-  }
+  const run = runCliUntilListening
 
   it('validate and serve refuse a scenario clock { mode: virtual, speed: 2 } (exit 2, the path)', async () => {
     const file = join(dir, 'virtual-speed.yaml')
@@ -97,6 +80,6 @@ describe('CLI', () => {
       stderr: "dockside: the scenario's clock.speed 2 sets the pace of the real clock, and --clock virtual makes the clock virtual. Use --clock real, or leave --clock out\n",
     })
     expect(await run('validate', file)).toEqual({ code: 0, stderr: '' })
-    expect(await run('serve', '--port', '0', '--quiet', '--scenario', file)).toMatchObject({ listening: true })
+    expect((await run('serve', '--port', '0', '--quiet', '--scenario', file)).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
   })
 })

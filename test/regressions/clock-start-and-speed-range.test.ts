@@ -6,13 +6,12 @@
 // (-271821-04-20 to +275760-09-13: every time the fake shows is one), a speed above 0 and at most 1000000, refused with
 // the path and the allowed range. `--speed` with a clock that has no speed (`--clock virtual --speed 2`) was silently
 // ignored; it is refused with a message saying why.
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, test } from 'vitest'
 import { createDockside, InvalidInputError, ScenarioError, validateScenario } from 'dockside'
-import { cliEntry, ensureBuilt, root } from '../support/cli'
+import { ensureBuilt, runCliUntilListening } from '../support/cli'
 
 const START_RANGE = 'expected epoch milliseconds or an ISO date from -271821-04-20T00:00:00.000Z to +275760-09-13T00:00:00.000Z (-8640000000000000 to 8640000000000000 ms, the dates a JavaScript Date holds)'
 const SPEED_RANGE = 'expected a number above 0 and at most 1000000 (clock milliseconds per wall millisecond)'
@@ -117,24 +116,7 @@ describe('CLI', () => {
     await rm(dir, { recursive: true, force: true })
   })
 
-  /** Runs the CLI until it exits, or until it listens (then stops it): the outcome, and its base URL if it listened. */
-  function run(...args: string[]): Promise<{ code: number | null; stderr: string; url?: string }> {
-    const child = spawn(process.execPath, [cliEntry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    return new Promise((resolve) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString()
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-        if (m) {
-          child.kill('SIGKILL')
-          resolve({ code: null, stderr: err, url: m[1] })
-        }
-      })
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-      child.once('close', (code) => resolve({ code, stderr: err }))
-    })
-  }
+  const run = runCliUntilListening
 
   it('serve --speed 1e15 exits 2 naming the cap (it served, and every route answered 400 "Invalid time value")', async () => {
     expect(await run('serve', '--port', '0', '--quiet', '--speed', '1e15')).toEqual({ code: 2, stderr: 'dockside: invalid --speed 1e15: expected a finite number above 0, at most 1000000 (clock seconds per wall second)\n' })

@@ -4,6 +4,7 @@
 // client had when it happened.
 import { afterEach, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
+import { openEvents } from '../support/helpers'
 
 const open: Dockside[] = []
 afterEach(async () => {
@@ -11,17 +12,6 @@ afterEach(async () => {
 })
 
 const enc = (v: unknown) => encodeURIComponent(JSON.stringify(v))
-
-async function connect(url: string) {
-  const ws = new WebSocket(url)
-  const messages: string[] = []
-  ws.onmessage = (m) => messages.push(String(m.data))
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve
-    ws.onerror = reject
-  })
-  return { ws, messages, closed: new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code))) }
-}
 
 it.each([
   ['no filter, then stop only', '', `&filters=${enc({ event: ['stop'] })}`, ['start'], ['stop']],
@@ -31,12 +21,12 @@ it.each([
   open.push(fake)
   const server = await fake.listen({ host: '127.0.0.1', port: 0 })
   const web = fake.containers.create({ name: 'web', image: 'nginx' })
-  const a = await connect(`${server.wsUrl}/events/ws?client=y${first}`)
+  const a = await openEvents(`${server.wsUrl}/events/ws?client=y${first}`)
   web.start()
   await expect.poll(() => a.messages.length).toBe(before.length)
   fake.restart()
-  expect(await a.closed).toBe(1001)
-  const b = await connect(`${server.wsUrl}/events/ws?client=y${second}`)
+  expect((await a.closed).code).toBe(1001)
+  const b = await openEvents(`${server.wsUrl}/events/ws?client=y${second}`)
   web.stop()
   web.start()
   await expect.poll(() => b.messages.length).toBe(after.length)

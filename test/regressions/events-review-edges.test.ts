@@ -10,6 +10,7 @@
 import { execFile } from 'node:child_process'
 import { afterEach, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
+import { openEvents } from '../support/helpers'
 
 const open: Dockside[] = []
 afterEach(async () => {
@@ -22,21 +23,10 @@ async function serve() {
   return { fake, server: await fake.listen({ host: '127.0.0.1', port: 0 }) }
 }
 
-async function connect(url: string) {
-  const ws = new WebSocket(url)
-  const messages: string[] = []
-  ws.onmessage = (m) => messages.push(String(m.data))
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve
-    ws.onerror = reject
-  })
-  return { ws, messages, closed: new Promise<CloseEvent>((resolve) => (ws.onclose = resolve)) }
-}
-
 it('closeSockets(code) without a reason closes every socket with a default reason', async () => {
   const { fake, server } = await serve()
-  const a = await connect(`${server.wsUrl}/events/ws?client=a`)
-  const b = await connect(`${server.wsUrl}/events/ws?client=b`)
+  const a = await openEvents(`${server.wsUrl}/events/ws?client=a`)
+  const b = await openEvents(`${server.wsUrl}/events/ws?client=b`)
   expect(fake.closeSockets(4000)).toBe(2)
   for (const c of [a, b]) {
     const e = await c.closed
@@ -47,7 +37,7 @@ it('closeSockets(code) without a reason closes every socket with a default reaso
 
 it('a reason that is not a string is refused before any socket changes', async () => {
   const { fake, server } = await serve()
-  const a = await connect(`${server.wsUrl}/events/ws?client=a`)
+  const a = await openEvents(`${server.wsUrl}/events/ws?client=a`)
   expect(() => fake.closeSockets(4000, 42 as unknown as string)).toThrow('Invalid close reason: expected a string of at most 123 bytes.')
   fake.containers.create({ name: 'web', image: 'nginx' }).start()
   await expect.poll(() => a.messages.length).toBe(1)
@@ -56,7 +46,7 @@ it('a reason that is not a string is refused before any socket changes', async (
 
 it('a __proto__ label is in the frame like any other, keys in Go order, HTML characters escaped as Go writes them', async () => {
   const { fake, server } = await serve()
-  const c = await connect(`${server.wsUrl}/events/ws`)
+  const c = await openEvents(`${server.wsUrl}/events/ws`)
   const labels = JSON.parse('{"__proto__":"yes","k😀":"1","k！":"2","note":"a<b && c>d \u2028"}') as Record<string, string>
   fake.containers.create({ name: 'pp', image: 'busybox', labels }).start()
   await expect.poll(() => c.messages.length).toBe(1)

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 
@@ -51,4 +51,26 @@ export function ensureBuilt(): void {
   } finally {
     rmdirSync(lock)
   }
+}
+
+/**
+ * Runs the CLI until it exits, or until it prints its ready line (then kills it): the exit code (null when it was
+ * listening), its stderr, and its base URL if it listened.
+ */
+export function runCliUntilListening(...args: string[]): Promise<{ code: number | null; stderr: string; url?: string }> {
+  const child = spawn(process.execPath, [cliEntry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  return new Promise((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) {
+        child.kill('SIGKILL')
+        resolve({ code: null, stderr: err, url: m[1] })
+      }
+    })
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+    child.once('close', (code) => resolve({ code, stderr: err }))
+  })
 }

@@ -33,3 +33,16 @@ export async function drainWithClock(res: Response, advance: () => Promise<void>
   await read
   return text
 }
+
+/** Opens an events websocket with the global WebSocket: the socket, the messages it gets, and its close event. */
+export async function openEvents(url: string): Promise<{ ws: WebSocket; messages: string[]; closed: Promise<CloseEvent> }> {
+  const ws = new WebSocket(url)
+  const messages: string[] = []
+  ws.onmessage = (m) => messages.push(String(m.data))
+  const closed = new Promise<CloseEvent>((resolve) => (ws.onclose = resolve))
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve
+    ws.onerror = reject
+  })
+  return { ws, messages, closed }
+}

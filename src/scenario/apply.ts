@@ -110,7 +110,7 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
   if (scenario.faults !== undefined) within('faults', () => svc.faults.validate(scenario.faults!))
   // Fault ids: a step's rules are added when it runs, and an id in use then is refused. Ids the fake has, the
   // scenario's rules and the steps that run once are checked against one another here, not found at run time
-  // (a repeating step's rules get fresh ids each time: its ids never clash).
+  // (a repeating step's rules get fresh ids each time: it may not choose one).
   const ids = new Map<string, string>()
   for (const f of svc.faults.list()) ids.set(f.id, 'a fault rule of the fake')
   for (const [id, by] of svc.faults.reserved()) ids.set(id, `the rule ${by} adds`)
@@ -127,6 +127,10 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
     if (close) throw close.at(`timeline[${i}].close`)
     step.faults?.forEach((f, j) => {
       within(`timeline[${i}].faults[${j}]`, () => validateRule({ ...f }, svc.check))
+      // Each run of a repeating step adds its rules again, under fresh ids: a chosen id would be dropped silently.
+      if (f.id !== undefined && step.every !== undefined) {
+        throw new FieldError(`timeline[${i}].faults[${j}].id`, `a step that repeats ("every") adds a new rule each time, each with a fresh rule-N id, so "${f.id}" could name only one of them; leave "id" out`, 'scenario')
+      }
       if (f.id === undefined || step.every !== undefined) return
       const first = ids.get(f.id)
       if (first !== undefined) throw new FieldError(`timeline[${i}].faults[${j}].id`, `"${f.id}" is already used by ${first}; fault rule ids are unique (leave "id" out for a fresh one)`, 'scenario')

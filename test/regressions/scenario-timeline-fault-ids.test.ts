@@ -58,7 +58,7 @@ test('fake.apply refuses a step whose id a rule of the running fake has, and app
   expect(fake.clock.pending).toBe(0)
 })
 
-test('POST /_dockside/scenario with a duplicate step id: a 400 naming the path; a repeating step may reuse an id', async () => {
+test('POST /_dockside/scenario with a duplicate step id: a 400 naming the path; a repeating step chooses no id', async () => {
   await using fake = createDockside()
   const server = await fake.listen({ host: '127.0.0.1', port: 0 })
   const post = (body: unknown) => fetch(`${server.url}/_dockside/scenario`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
@@ -66,8 +66,12 @@ test('POST /_dockside/scenario with a duplicate step id: a 400 naming the path; 
   expect(refused.status).toBe(400)
   expect(await refused.json()).toEqual({ message: `(scenario): at timeline[2].faults[0].id: "twice" is already used by timeline[1].faults[0]; ${UNIQUE}` })
   expect(fake.registries.list()).toEqual([])
-  // A repeating step's rules get fresh ids each run: no clash, nothing dropped.
-  const repeating = await post({ faults: [{ id: 'storm', on: 'events', reply: 429 }], timeline: [{ at: '10s', every: '10s', faults: [{ id: 'storm', on: 'events', reply: 503 }] }] })
+  // A repeating step's rules get fresh ids each run: an id it chose would name one of them at most (it was dropped
+  // silently), so it is refused; without one, no clash and nothing dropped.
+  const named = await post({ timeline: [{ at: '10s', every: '10s', faults: [{ id: 'storm', on: 'events', reply: 503 }] }] })
+  expect(named.status).toBe(400)
+  expect(((await named.json()) as { message: string }).message).toMatch(/^\(scenario\): at timeline\[0\]\.faults\[0\]\.id: a step that repeats/)
+  const repeating = await post({ faults: [{ id: 'storm', on: 'events', reply: 429 }], timeline: [{ at: '10s', every: '10s', faults: [{ on: 'events', reply: 503 }] }] })
   expect(repeating.status).toBe(200)
   await fake.clock.advance('30s')
   expect(fake.journal.ofType('timeline.error')).toEqual([])

@@ -48,3 +48,12 @@ it('a scenario applied at run time may not reuse a held id; after a reset the re
   await fake.reset()
   expect(fake.faults.add({ on: 'push', reply: 500 }).id).toBe('rule-3')
 })
+
+it('a repeating step may not choose a fault id: each run adds a fresh rule-N, and the id was dropped silently', async () => {
+  const fake = createDockside({ seed: 4 })
+  open.push(fake)
+  await expect(fake.apply({ timeline: [{ at: '1s', every: '1s', faults: [{ id: 'x', on: 'events', reply: 429 }] }] })).rejects.toThrow(
+    'timeline[0].faults[0].id: a step that repeats ("every") adds a new rule each time, each with a fresh rule-N id, so "x" could name only one of them; leave "id" out',
+  )
+  expect(fake.clock.pending).toBe(0)
+})

@@ -1,6 +1,6 @@
 // A review of the CLI: a background server stopped by its terminal, a YAML alias bomb crashing with a stack, flags that
 // were ignored or misread, and log lines that said `failed: undefined` or came before the ready line.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuilt, root, cliEntry as entry } from '../support/cli'
 import { skipUnless } from '../clients/support/clients'
+import { killRunning, watchChild, type CliRun } from '../support/cli-run'
 
 let dir: string
 beforeAll(async () => {
@@ -18,16 +19,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-interface Run {
-  child: ChildProcess
-  stdout: () => string
-  stderr: () => string
-  /** Resolves with the first stdout match of `re` (now or later). */
-  waitFor(re: RegExp): Promise<RegExpMatchArray>
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-}
-
-const running = new Set<ChildProcess>()
 /** Processes a test started outside `running` (a server inside a terminal session), killed after each test. */
 const pids = new Set<number>()
 afterEach(() => {
@@ -39,51 +30,13 @@ afterEach(() => {
     }
   }
   pids.clear()
-  for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-  running.clear()
+  killRunning()
 })
 
-/** Watches a child's output. */
-function watch(child: ChildProcess): Run {
-  running.add(child)
-  let out = ''
-  let err = ''
-  const waiters: (() => void)[] = []
-  const poke = () => waiters.splice(0).forEach((w) => w())
-  child.stdout!.on('data', (d: Buffer) => {
-    out += d.toString()
-    poke()
-  })
-  child.stderr!.on('data', (d: Buffer) => {
-    err += d.toString()
-    poke()
-  })
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.once('close', (code, signal) => {
-      poke()
-      r({ code, signal })
-    }),
-  )
-  return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    exit,
-    async waitFor(re) {
-      for (;;) {
-        const m = out.match(re)
-        if (m) return m
-        if (child.exitCode !== null || child.signalCode !== null) {
-          throw new Error(`exited (${child.exitCode ?? child.signalCode}) before printing ${re}.\nstdout:\n${out}\nstderr:\n${err}`)
-        }
-        await new Promise<void>((r) => waiters.push(r))
-      }
-    },
-  }
-}
+const watch = watchChild
 
 /** The CLI with `args`, stdin /dev/null. No browser opens (`demo` opens the dashboard): no display. */
-function cli(...args: string[]): Run {
+function cli(...args: string[]): CliRun {
   return watch(spawn(process.execPath, [entry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DISPLAY: '', WAYLAND_DISPLAY: '' } }))
 }
 
@@ -107,7 +60,7 @@ const haveScript = !skipUnless(process.platform === 'linux' && spawnSync('script
 const sh = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
 
 /** Runs `shellScript` in `bash -i` (job control on) inside a terminal made by `script`; stdin writes go to the terminal. */
-async function inTerminal(shellScript: string): Promise<Run> {
+async function inTerminal(shellScript: string): Promise<CliRun> {
   const path = await file(`session-${Math.random().toString(36).slice(2)}.sh`, `NODE=${sh(process.execPath)}\nDOCKSIDE=${sh(entry)}\n${shellScript}`)
   const child = spawn('script', ['-qfec', `bash --norc --noprofile -i ${sh(path)}`, '/dev/null'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'dumb', DISPLAY: '', WAYLAND_DISPLAY: '' } })
   return watch(child)

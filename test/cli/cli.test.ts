@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import WebSocket from 'ws'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuilt, root, cliEntry as entry } from '../support/cli'
+import { killRunning, watchChild, type CliRun } from '../support/cli-run'
 
 
 let dir: string
@@ -17,58 +18,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-interface Run {
-  child: ChildProcess
-  stdout: () => string
-  stderr: () => string
-  /** Resolves with the first stdout match of `re` (now or later). */
-  waitFor(re: RegExp): Promise<RegExpMatchArray>
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-}
+afterEach(killRunning)
 
-const running = new Set<ChildProcess>()
-afterEach(() => {
-  for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-  running.clear()
-})
-
-function cli(...args: string[]): Run {
-  const child = spawn(process.execPath, [entry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-  running.add(child)
-  let out = ''
-  let err = ''
-  const waiters: (() => void)[] = []
-  const poke = () => waiters.splice(0).forEach((w) => w())
-  child.stdout!.on('data', (d: Buffer) => {
-    out += d.toString()
-    poke()
-  })
-  child.stderr!.on('data', (d: Buffer) => {
-    err += d.toString()
-    poke()
-  })
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.once('close', (code, signal) => {
-      poke()
-      r({ code, signal })
-    }),
-  )
-  return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    exit,
-    async waitFor(re) {
-      for (;;) {
-        const m = out.match(re)
-        if (m) return m
-        if (child.exitCode !== null || child.signalCode !== null) {
-          throw new Error(`the CLI exited (${child.exitCode ?? child.signalCode}) before printing ${re}.\nstdout:\n${out}\nstderr:\n${err}`)
-        }
-        await new Promise<void>((r) => waiters.push(r))
-      }
-    },
-  }
+function cli(...args: string[]): CliRun {
+  return watchChild(spawn(process.execPath, [entry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }))
 }
 
 /** Starts `dockside serve`, returns its base URL once ready. */

@@ -1,38 +1,13 @@
 import { build } from 'esbuild'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { describe, expect, it } from 'vitest'
+import { NodeWebSocket, show, transcript, type Ctx, type Line } from '../support/ws-parity'
 
 // Side by side, as test/intercept/websocket-parity.test.ts: the same client script runs with Node's own WebSocket
 // (undici) against the real server on 127.0.0.1 and with the in-process class, and the transcripts must be equal.
 // These scenarios come from a second review: crossing closes, the order of frames and closes against the client's own
 // tasks (in every phase of the event loop), cloning, receiver checks, `WebSocketInit.headers`, the constructor's
 // conversion messages and the class's own names. No sleeps: every wait is an event or a setImmediate turn.
-
-/** Node's own WebSocket, before any hook replaces the global one. */
-const NodeWebSocket = globalThis.WebSocket
-
-type Line = string
-interface Ctx {
-  WS: typeof WebSocket
-  /** `ws://<host>` of this way in. */
-  base: string
-  fake: Dockside
-  log: Line[]
-}
-
-const open: Dockside[] = []
-afterEach(async () => {
-  for (const f of open.splice(0)) await f.close()
-})
-
-function show(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v)
-  if (typeof v === 'symbol') return v.toString()
-  if (v === null || v === undefined || typeof v !== 'object') return String(v)
-  if (Array.isArray(v)) return `[${v.map(show).join(',')}]`
-  return `<${Object.prototype.toString.call(v)} ${(v as object).constructor?.name}>`
-}
 
 /** An exception as a client sees it: class, name, code and message. */
 function thrown(e: unknown): string {
@@ -446,21 +421,6 @@ const DEPARTURES: Record<string, { why: string; run: (ctx: Ctx) => Promise<void>
     },
     inProcess: ['ws open state=1', 'ws message state=1', 'prototype is MessageEvent.prototype false instanceof true tag [object MessageEvent] constructor true', 'ws close state=3 code=1005 reason="" wasClean=true'],
   },
-}
-
-async function transcript(run: (ctx: Ctx) => Promise<void>, way: 'server' | 'in-process'): Promise<Line[]> {
-  const fake = createDockside({ seed: 13 })
-  open.push(fake)
-  const log: Line[] = []
-  if (way === 'server') {
-    await using server = await fake.listen({ port: 0 })
-    const base = server.wsUrl.replace(/\/$/, '')
-    await run({ WS: NodeWebSocket, base, fake, log })
-    return log.map((l) => l.replaceAll(base, '<base>'))
-  }
-  await using hooks = await fake.intercept({ baseUrl: 'http://in-process.test' })
-  await run({ WS: hooks.WebSocket as unknown as typeof WebSocket, base: hooks.wsBaseUrl, fake, log })
-  return log.map((l) => l.replaceAll(hooks.wsBaseUrl, '<base>'))
 }
 
 describe("the in-process WebSocket is Node's own, side by side with the real server (second review)", () => {

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import WsWebSocket from 'ws'
-import { createDockside, type Dockside } from '../../src/index'
+import { show, transcript, type Ctx, type Line } from '../support/ws-parity'
 
 // Side by side: the same client script runs once with Node's own WebSocket (undici) against the real server on
 // 127.0.0.1, and once with the in-process class, and their full transcripts (readyState around every call, events
@@ -8,35 +8,9 @@ import { createDockside, type Dockside } from '../../src/index'
 // must be equal. The only differences allowed are the spec-backed ones in EXCEPTIONS, each listed in
 // docs/in-process.md. Then the same for the `ws` package's client (docs/in-process.md, way 2), where its API applies.
 
-/** Node's own WebSocket, before any hook replaces the global one. */
-const NodeWebSocket = globalThis.WebSocket
-
-type Line = string
-interface Ctx {
-  WS: typeof WebSocket
-  /** `ws://<host>` of this way in; `http` the same with `http:`. */
-  base: string
-  http: string
-  fake: Dockside
-  log: Line[]
-}
-
-const open: Dockside[] = []
-afterEach(async () => {
-  for (const f of open.splice(0)) await f.close()
-})
-
-/** One value as a transcript shows it: strings quoted, objects by class. */
-function show(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v)
-  if (v === null || v === undefined || typeof v !== 'object') return String(v)
-  if (Array.isArray(v)) return `[${v.map(show).join(',')}]`
-  return `<${Object.prototype.toString.call(v)} ${(v as object).constructor?.name}>`
-}
-
 function thrown(e: unknown): string {
   const err = e as Error
-  // V8 names the receiver by the class's source name: `#<_WebSocket>` is Node's bundle, ours is InProcessWebSocket.
+  // V8 names the receiver by the class's source name: `#<_WebSocket>` in Node's bundle and ours, `#<WebSocket>` from source.
   const message = String(err?.message).replace(/#<\w+>/g, '#<WebSocket>')
   return `throws ${err?.constructor?.name}(${err?.name}: ${message})`
 }
@@ -373,22 +347,6 @@ const EXCEPTIONS: Record<string, { why: string; run: (ctx: Ctx) => Promise<void>
       "readyState [3->3] -> 3",
     ],
   },
-}
-
-async function transcript(run: (ctx: Ctx) => Promise<void>, way: 'server' | 'in-process', WS?: typeof WebSocket): Promise<Line[]> {
-  const fake = createDockside({ seed: 13 })
-  open.push(fake)
-  const log: Line[] = []
-  if (way === 'server') {
-    await using server = await fake.listen({ port: 0 })
-    const base = server.wsUrl.replace(/\/$/, '')
-    await run({ WS: WS ?? NodeWebSocket, base, http: base.replace(/^ws/, 'http'), fake, log })
-    return log.map((l) => l.replaceAll(base, '<base>').replaceAll(base.replace(/^ws/, 'http'), '<http>'))
-  }
-  await using hooks = await fake.intercept({ baseUrl: 'http://in-process.test' })
-  const base = hooks.wsBaseUrl
-  await run({ WS: (WS ?? hooks.WebSocket) as unknown as typeof WebSocket, base, http: hooks.baseUrl, fake, log })
-  return log.map((l) => l.replaceAll(base, '<base>').replaceAll(hooks.baseUrl, '<http>'))
 }
 
 describe("the in-process WebSocket is Node's own, side by side with the real server", () => {

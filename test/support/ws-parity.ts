@@ -1,0 +1,50 @@
+import { afterEach } from 'vitest'
+import { createDockside, type Dockside } from '../../src/index'
+
+// The harness of the side-by-side WebSocket tests (test/intercept/websocket-parity*.test.ts): a client script runs
+// with Node's own WebSocket against the fake's real server on 127.0.0.1 and with the in-process class, and the two
+// transcripts are compared.
+
+/** Node's own WebSocket, before any hook replaces the global one. */
+export const NodeWebSocket = globalThis.WebSocket
+
+export type Line = string
+export interface Ctx {
+  WS: typeof WebSocket
+  /** `ws://<host>` of this way in; `http` the same with `http:`. */
+  base: string
+  http: string
+  fake: Dockside
+  log: Line[]
+}
+
+const open: Dockside[] = []
+afterEach(async () => {
+  for (const f of open.splice(0)) await f.close()
+})
+
+/** One value as a transcript shows it: strings quoted, objects by class. */
+export function show(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v)
+  if (typeof v === 'symbol') return v.toString()
+  if (v === null || v === undefined || typeof v !== 'object') return String(v)
+  if (Array.isArray(v)) return `[${v.map(show).join(',')}]`
+  return `<${Object.prototype.toString.call(v)} ${(v as object).constructor?.name}>`
+}
+
+/** The transcript of `run` on one way in: the server with Node's WebSocket (or `WS`), or the in-process class. */
+export async function transcript(run: (ctx: Ctx) => Promise<void>, way: 'server' | 'in-process', WS?: typeof WebSocket): Promise<Line[]> {
+  const fake = createDockside({ seed: 13 })
+  open.push(fake)
+  const log: Line[] = []
+  if (way === 'server') {
+    await using server = await fake.listen({ port: 0 })
+    const base = server.wsUrl.replace(/\/$/, '')
+    await run({ WS: WS ?? NodeWebSocket, base, http: base.replace(/^ws/, 'http'), fake, log })
+    return log.map((l) => l.replaceAll(base, '<base>').replaceAll(base.replace(/^ws/, 'http'), '<http>'))
+  }
+  await using hooks = await fake.intercept({ baseUrl: 'http://in-process.test' })
+  const base = hooks.wsBaseUrl
+  await run({ WS: (WS ?? hooks.WebSocket) as unknown as typeof WebSocket, base, http: hooks.baseUrl, fake, log })
+  return log.map((l) => l.replaceAll(base, '<base>').replaceAll(hooks.baseUrl, '<http>'))
+}

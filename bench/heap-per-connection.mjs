@@ -8,7 +8,8 @@
 // young generation, which V8 grows with what survives).
 // With --owners: the objects new since the first snapshot, by the part of the server that holds them (the first
 // retainers up to ten levels, matched against the rules below, or RULES="name=regexp;..." to set others): how
-// decision 0020 splits an idle connection's bytes.
+// decision 0020 splits an idle connection's bytes. DETAIL=part (with --owners) lists that part's objects by their
+// first five retainers (DEPTH=n to set how many); SHAPES=1 lists the new objects by their properties.
 import { fork } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -118,7 +119,9 @@ if (process.argv[2] === '--opener') {
     }
     // The first non-weak retainer of each node.
     const retainer = new Map()
+    const edgeStart = new Uint32Array(count)
     for (let i = 0, e = 0; i < count; i++) {
+      edgeStart[i] = e
       for (let k = 0; k < b.nodes[i * F.length + ec]; k++, e += E.length) {
         const type = etypes[b.edges[e + et]]
         const to = b.edges[e + eto] / F.length
@@ -131,6 +134,7 @@ if (process.argv[2] === '--opener') {
       .split(';')
       .map((r) => [r.slice(0, r.indexOf('=')), new RegExp(r.slice(r.indexOf('=') + 1))])
     const parts = new Map()
+    const detail = new Map()
     let total = 0
     for (let i = 0; i < count; i++) {
       if (oldIds.has(b.nodes[i * F.length + idf])) continue
@@ -146,9 +150,22 @@ if (process.argv[2] === '--opener') {
       const part = rules.find(([, re]) => re.test(chain))?.[0] ?? 'other'
       if (part.startsWith('this script')) total -= size
       else parts.set(part, (parts.get(part) ?? 0) + size)
+      if (process.env.SHAPES && types[b.nodes[i * F.length + t]] === 'object') {
+        const names = []
+        for (let k = 0, e = edgeStart[i]; k < b.nodes[i * F.length + ec]; k++, e += E.length) if (etypes[b.edges[e + et]] === 'property') names.push(String(b.strings[b.edges[e + en]]))
+        const key = `${label(i)} {${names.slice(0, 12).join(',')}}`
+        detail.set(key, (detail.get(key) ?? 0) + size)
+      } else if (part === process.env.DETAIL) {
+        const key = chain.split(' <- ').slice(0, Number(process.env.DEPTH ?? 5)).join(' <- ').replace(/\.\d+ /g, '.N ')
+        detail.set(key, (detail.get(key) ?? 0) + size)
+      }
     }
     console.log(`${mode}: ${Math.round(total / n)} bytes per idle connection (${n} open), by who holds them`)
     for (const [part, size] of [...parts].sort((x, y) => y[1] - x[1])) console.log(`${String(Math.round(size / n)).padStart(6)} B  ${part}`)
+    if (process.env.DETAIL || process.env.SHAPES) {
+      console.log(process.env.SHAPES ? '\nnew objects by their properties:' : `\n${process.env.DETAIL}, by the first retainers:`)
+      for (const [k, size] of [...detail].sort((x, y) => y[1] - x[1]).slice(0, Number(rows))) console.log(`${String(Math.round(size / n)).padStart(6)} B  ${k}`)
+    }
     child.kill()
     fs.rmSync(dir, { recursive: true })
     process.exit(0)

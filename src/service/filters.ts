@@ -69,6 +69,8 @@ export interface FilterArgsOptions {
    * before, since and until filters of `GET /images/json`) read an object's keys whatever their booleans.
    */
   keysOfObjects?: boolean
+  /** Checks each value given, `false` ones too (throws an InvalidFilterError to refuse it). */
+  check?(name: string, value: string): void
 }
 
 /**
@@ -111,11 +113,13 @@ export function parseFilterArgs(raw: string | null | undefined, options: FilterA
         throw new InvalidFilterError(`Invalid filter "${name}": a list must hold only strings, got ${show(value)}.`)
       }
       values = value as string[]
+      if (options.check) for (const v of values) options.check(name, v)
     } else if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value as Record<string, unknown>)
       if (!entries.every(([, v]) => typeof v === 'boolean')) {
         throw new InvalidFilterError(`Invalid filter "${name}": an object must map values to true or false, got ${show(value)}.`)
       }
+      if (options.check) for (const [k] of entries) options.check(name, k)
       values = options.keysOfObjects ? entries.map(([k]) => k) : entries.filter(([, v]) => v === true).map(([k]) => k)
       // Docker keeps `{"x":false}` in a non-empty set that nothing matches: a name given only with
       // `false` values selects nothing. An empty `{}` is no filter at all.
@@ -130,6 +134,16 @@ export function parseFilterArgs(raw: string | null | undefined, options: FilterA
   return out
 }
 
+/**
+ * An `event` value must be one this service emits, whatever its boolean: `{"event":{"strat":false}}` names a value
+ * the service does not allow as much as `{"event":{"strat":true}}` (PROTOCOL.md: a 400 with the allowed list).
+ */
+function checkEventValue(name: string, value: string) {
+  if (name === 'event' && !(EVENT_KINDS as readonly string[]).includes(value)) {
+    throw new InvalidFilterError(`Invalid filter "event": "${value}" is not an event this service emits. Allowed values: ${EVENT_KINDS.join(', ')}.`)
+  }
+}
+
 const EVENTS_NAMES: readonly string[] = FILTER_NAMES
 const DOCKER_EVENTS_NAMES: readonly string[] = [...FILTER_NAMES, ...DOCKER_EVENT_FILTER_NAMES]
 
@@ -142,21 +156,12 @@ const DOCKER_EVENTS_NAMES: readonly string[] = [...FILTER_NAMES, ...DOCKER_EVENT
 export function parseFilters(raw: string | null | undefined, options: { docker?: boolean } = {}): Filters {
   const names = options.docker ? DOCKER_EVENTS_NAMES : EVENTS_NAMES
   const allowed = `Allowed filter names: ${names.join(', ')}.`
-  const out = parseFilterArgs(raw, {
+  return parseFilterArgs(raw, {
     names,
     unknown: (name) => `Invalid filter "${name}". ${allowed}`,
     example: '{"event":{"start":true},"label":["app=web"]}',
-  })
-  for (const [name, values] of Object.entries(out)) {
-    if (name === 'event') {
-      for (const v of values) {
-        if (!(EVENT_KINDS as readonly string[]).includes(v)) {
-          throw new InvalidFilterError(`Invalid filter "event": "${v}" is not an event this service emits. Allowed values: ${EVENT_KINDS.join(', ')}.`)
-        }
-      }
-    }
-  }
-  return out as Filters
+    check: checkEventValue,
+  }) as Filters
 }
 
 /** Strips a `:tag` (not a registry port) and a `@digest` from an image reference. */

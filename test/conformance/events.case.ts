@@ -117,6 +117,9 @@ export const eventsCases: Case[] = [
         [enc({ event: { start: 'yes' } }), /map values to true or false/],
         [enc({ colour: ['red'] }), /Invalid filter "colour".*Allowed filter names: container, event, image, label/],
         [enc({ event: ['die'] }), /"die".*Allowed values: start, stop/],
+        // A value given as false is still a value: a typo is refused, not read as "selects nothing".
+        [enc({ event: { strat: false } }), /"strat".*Allowed values: start, stop/],
+        [enc({ event: { start: true, die: false } }), /"die".*Allowed values: start, stop/],
       ]
       for (const [q, message] of cases) {
         const ws = await h.connect(`/events/ws?filters=${q}`)

@@ -25,7 +25,10 @@ export interface DeliveryConnection {
   closedBy?: 'server' | 'client' | 'drop'
   code?: number
   reason?: string
-  /** The `since` it asked for (epoch ns as a string). */
+  /**
+   * Where its replay started (epoch ns as a string): the `since` it asked for, or `"0"` for an `until` without a `since`,
+   * which replays everything the log keeps (as Docker does). Absent: no replay.
+   */
   since?: string
   /** Frames sent on this connection. */
   sent: number

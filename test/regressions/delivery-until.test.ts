@@ -51,6 +51,8 @@ it('the websocket with a future until: what came before it is owed, the close at
   await fake.clock.advance('1s')
   expect(frames.map((f) => (JSON.parse(f) as { status: string }).status)).toEqual(['start'])
   expect(summary(fake, 'window')).toEqual({ expected: 1, delivered: 1, missed: 0, gaps: 0 })
+  // An `until` without `since` replays all the log keeps: the connection shows its replay starting at 0.
+  expect(fake.deliveries.report('window').connections.map((c) => c.since)).toEqual(['0'])
   // The same client coming back without until is owed what happens from then on, as after its own close.
   const again = new WebSocket(`${server.wsUrl}/events/ws?client=window`)
   await new Promise((resolve) => (again.onopen = resolve))

@@ -79,7 +79,7 @@ const node: Options = {
 
 // dockside/browser: the fake and its MSW handlers in one file for browsers (docs/msw.md). The Node built-ins and
 // Node-only transports on the fake's lazy paths resolve to src/browser/node-shims.ts, so a page bundle never pulls
-// node:http, ws or nock; its dependencies (msw, faker, ajv, ...) stay imports for the page's bundler.
+// node:http, ws or nock, nor the dashboard's files on disk (src/ui/assets); its dependencies (msw, faker, ajv, ...) stay imports for the page's bundler.
 const shims = new URL('./src/browser/node-shims.ts', import.meta.url).pathname
 const browser: Options = {
   entry: { browser: 'src/browser/index.ts' },
@@ -97,7 +97,7 @@ const browser: Options = {
     {
       name: 'dockside-browser-shims',
       setup(build) {
-        build.onResolve({ filter: /^(node:)?(module|fs\/promises)$|\/transports\/(server\/serve|intercept\/index)$/ }, () => ({ path: shims }))
+        build.onResolve({ filter: /^(node:)?(module|fs\/promises)$|\/transports\/(server\/serve|intercept\/index)$|\/ui\/assets$/ }, () => ({ path: shims }))
       },
     },
   ],

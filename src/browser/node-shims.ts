@@ -28,3 +28,21 @@ export async function serve(): Promise<never> {
 export async function intercept(): Promise<never> {
   throw nodeOnly('fake.intercept() hooks Node\'s fetch and http, which')
 }
+
+/**
+ * src/ui/assets: the dashboard's files are on disk in the package, which a page cannot read (and a bundler would warn
+ * on their `new URL(..., import.meta.url)`). Through MSW in a page, /_dockside/ui says where the dashboard is served;
+ * its script and stylesheet are 404s that say so too.
+ */
+export async function readUiAsset(file: string): Promise<{ contentType: string; body: string } | undefined> {
+  if (file !== 'index.html') return undefined
+  return {
+    contentType: 'text/html; charset=utf-8',
+    body: `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>dockside dashboard</title></head>
+<body><main><h1>dockside</h1><p>The dashboard is served by a real dockside server (<code>npx dockside serve</code>, or <code>fake.listen()</code> in Node), not through MSW in a page. The admin API answers here: <a href="/_dockside/state">/_dockside/state</a>.</p></main></body>
+</html>
+`,
+  }
+}

@@ -212,6 +212,20 @@ describe.skipIf(skip)('a page runs a fake behind MSW (headless Chromium, service
     expect(result.containers).toEqual(['db'])
   })
 
+  it("the dashboard's page through MSW says where the dashboard is served; the bundle reads no files beside it", async () => {
+    const result = await page.evaluate(async () => {
+      const { API } = (globalThis as unknown as InPage).dockside
+      const ui = await fetch(`${API}/_dockside/ui`)
+      const script = await fetch(`${API}/_dockside/ui/app.js`)
+      return { status: ui.status, type: ui.headers.get('content-type'), body: await ui.text(), script: script.status }
+    })
+    expect(result).toMatchObject({ status: 200, type: 'text/html; charset=utf-8', script: 404 })
+    expect(result.body).toContain('The dashboard is served by a real dockside server')
+    expect(result.body).not.toContain('/_dockside/ui/app.js')
+    // A page's bundler resolves `new URL('...', import.meta.url)` as an asset and warns when it is not there (Vite).
+    expect(readFileSync(join(root, 'dist/browser.js'), 'utf8')).not.toMatch(/new URL\([^)]*import\.meta\.url/)
+  })
+
   // MSW's limit, pinned so that docs/msw.md is updated when MSW lifts it: its worker tees each mocked response to
   // report it to the page, and a teed stream cancels its source only when both copies are cancelled.
   it('a page that aborts a push does not cancel it in the fake (documented MSW limit)', async () => {

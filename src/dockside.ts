@@ -62,8 +62,11 @@ export interface ListenOptions extends AccessOptions {
   host?: string
   /** 0 picks a free port. @default 0 */
   port?: number
-  /** Serve `https://` and `wss://` with this PEM key and certificate (see `selfSignedCertificate()`). @default plain HTTP */
-  tls?: { key: string | Buffer; cert: string | Buffer }
+  /**
+   * Serve `https://` and `wss://` with this PEM key and certificate (see `selfSignedCertificate()`); a Buffer is a
+   * Uint8Array (the type names no Node type, for the browser build's users). @default plain HTTP
+   */
+  tls?: { key: string | Uint8Array; cert: string | Uint8Array }
 }
 
 /** A running server: its addresses and how to stop it. */

@@ -123,6 +123,11 @@ it('the packed tarball installs into a fresh project and its vitest fixture and 
   expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toBe('')
   writeFileSync(join(project, 'nomsw.ts'), `import { docksideHandlers } from 'dockside/msw'\nexport const all = [docksideHandlers]\n`)
   expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toMatch(/Module '"msw"' has no exported member/)
+  // A page's project: the DOM lib, no Node types, no esnext.disposable, skipLibCheck off. dockside/browser names no
+  // Node type (Buffer) and brings the disposable lib that `await using` needs itself.
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'esnext', moduleResolution: 'bundler', target: 'es2022', lib: ['es2022', 'dom'], types: [], noEmit: true, skipLibCheck: false }, include: ['page.ts'] }))
+  writeFileSync(join(project, 'page.ts'), `import { createDockside, docksideHandlers } from 'dockside/browser'\nexport async function page() {\n  await using fake = createDockside({ seed: 1 })\n  return docksideHandlers(fake).length\n}\n`)
+  expect(await run('npx', ['tsc', '-p', '.'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout)).toBe('')
   // Importing the root entry does not load nock (fetch stays the platform's); the first intercept() does.
   const script = "const f = globalThis.fetch; const { createDockside } = await import('dockside'); const a = globalThis.fetch === f; const h = await createDockside().intercept(); console.log(a, globalThis.fetch === f); h.restore()"
   const lean = await run('node', ['--input-type=module', '-e', script], { cwd: project })

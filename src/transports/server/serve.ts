@@ -188,7 +188,7 @@ export interface ServeOptions {
   host?: string
   port?: number
   /** Serve https/wss with this key and certificate (PEM). */
-  tls?: { key: string | Buffer; cert: string | Buffer }
+  tls?: { key: string | Uint8Array; cert: string | Uint8Array }
   /** This server's admin token, allowed origins and hosts (over the fake's), for the protocol's guard. */
   access?: AccessOptions
 }
@@ -548,7 +548,8 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
   let server: Http.Server | Https.Server
   if (options.tls) {
     const https = process.getBuiltinModule('node:https') as typeof Https
-    server = https.createServer({ key: options.tls.key, cert: options.tls.cert, ...serverOptions }, onRequest)
+    // node's TLS takes any ArrayBufferView (its types say Buffer).
+    server = https.createServer({ key: options.tls.key as string | Buffer, cert: options.tls.cert as string | Buffer, ...serverOptions }, onRequest)
   } else server = http.createServer(serverOptions, onRequest)
   server.on('upgrade', onUpgrade)
   // node:http hands CONNECT to this event and, with no listener, drops the socket without an answer.

@@ -4,18 +4,33 @@
 // See docs/admin-api.md#fleet and docs/testing.md#parallel-workers.
 import type { FleetHost, FleetMember } from './protocol/admin-fleet'
 import { isLoopback } from './protocol/guard'
+import { hostTimers } from './runtime/host-timers'
 import { ConflictError, FieldError } from './service/errors'
+import { durationProblem, toMs, type Duration } from './time/duration'
 import type { Dockside, DocksideOptions, DocksideServer } from './dockside'
 
 /** Options of a fleet (`createDockside({ fleet })`, `dockside serve --max-fakes`). */
 export interface FleetOptions {
   /** How many fakes may live at once; one more is a 409 naming the limit. @default 32 */
   maxFakes?: number
+  /**
+   * Each fake's time to live once idle, on the wall clock: a fake that has had no request and no open connection for
+   * this long is removed (journal `fleet.expire`), so the fakes of a test worker that died before its teardown do not
+   * fill the fleet. A create's `ttl` overrides it. @default none: fakes live until deleted
+   */
+  ttl?: Duration
 }
 
 export const DEFAULT_MAX_FAKES = 32
 
-const BODY_FIELDS = ['scenario', 'seed']
+const BODY_FIELDS = ['scenario', 'seed', 'ttl']
+
+/** A fleet's `ttl` (option or body field) in ms, or why it is not one: a duration above 0. */
+export function ttlProblem(value: unknown): string | undefined {
+  const problem = durationProblem(value)
+  if (problem) return problem.expected
+  return toMs(value as Duration) === 0 ? 'must be a duration above 0 (leave it out for fakes that live until deleted)' : undefined
+}
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]', ''])
 
 /** The running fleet of one fake; `close()` ends every member. */
@@ -29,10 +44,36 @@ export interface Fleet extends FleetHost {
  */
 export function createFleet(make: (options: DocksideOptions) => Dockside, base: DocksideOptions, options: FleetOptions, journal: (type: string, data: Record<string, unknown>) => void): Fleet {
   const max = options.maxFakes ?? DEFAULT_MAX_FAKES
-  const members = new Map<string, { fake: Dockside; server: DocksideServer; info: FleetMember }>()
+  if (options.ttl !== undefined) {
+    const problem = ttlProblem(options.ttl)
+    if (problem) throw new FieldError('fleet.ttl', problem, 'createDockside options')
+  }
+  const members = new Map<string, { fake: Dockside; server: DocksideServer; info: FleetMember; expiry?: unknown }>()
   let pending = 0
   let next = 0
   let closed = false
+  /**
+   * Removes the member once it has been idle for `ttl` of wall time: no request (the member's journal says when the
+   * last came) and no connection open when the timer looks (an events socket or a push stream in use is activity).
+   */
+  const expireWhenIdle = (id: string, member: { fake: Dockside; server: DocksideServer; expiry?: unknown }, ttl: number) => {
+    let last = hostTimers.now()
+    member.fake.journal.subscribe((entry) => {
+      if (entry.type === 'request') last = hostTimers.now()
+    })
+    const look = () => {
+      member.expiry = undefined
+      if (members.get(id) !== member) return
+      const now = hostTimers.now()
+      if (member.server.connections() > 0) last = now
+      const idle = now - last
+      if (idle < ttl) return void (member.expiry = hostTimers.after(ttl - idle, look))
+      members.delete(id)
+      journal('fleet.expire', { id, ttl })
+      void member.fake.close().catch(() => {})
+    }
+    member.expiry = hostTimers.after(ttl, look)
+  }
   return {
     max,
     list: () => [...members.values()].map((m) => m.info),
@@ -44,8 +85,14 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
       if (unknown !== undefined) throw new FieldError(unknown, `unknown field; allowed: ${BODY_FIELDS.join(', ')}`, 'request body')
       if (b.seed !== undefined && !Number.isSafeInteger(b.seed)) throw new FieldError('seed', 'must be an integer', 'request body')
       if (b.scenario !== undefined && (b.scenario === null || typeof b.scenario !== 'object' || Array.isArray(b.scenario))) throw new FieldError('scenario', 'must be a scenario object (docs/scenarios.md)', 'request body')
+      const ttlGiven = (b as { ttl?: unknown }).ttl
+      if (ttlGiven !== undefined) {
+        const problem = ttlProblem(ttlGiven)
+        if (problem) throw new FieldError('ttl', problem, 'request body')
+      }
+      const ttl = ttlGiven !== undefined ? toMs(ttlGiven as Duration) : options.ttl !== undefined ? toMs(options.ttl) : undefined
       if (members.size + pending >= max) {
-        throw new ConflictError(`The fleet is full: ${max} fakes live (the limit, --max-fakes or createDockside({ fleet: { maxFakes } })). DELETE /_dockside/fakes/{id} the ones you are done with; live: ${[...members.keys()].join(', ')}.`)
+        throw new ConflictError(`The fleet is full: ${max} fakes live (the limit, --max-fakes or createDockside({ fleet: { maxFakes } })). DELETE /_dockside/fakes/{id} the ones you are done with (or create them with a "ttl": an idle one then goes by itself); live: ${[...members.keys()].join(', ')}.`)
       }
       const scenario = (b.scenario ?? base.scenario) as DocksideOptions['scenario']
       const own = b.scenario as { seed?: number; clock?: unknown } | undefined
@@ -72,8 +119,11 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
         const hostName = WILDCARD.has(bound) ? (host?.replace(/:\d+$/, '') || '127.0.0.1') : bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound
         const id = `fake-${++next}`
         const info: FleetMember = { id, url: `http://${hostName}:${server.port}`, wsUrl: `ws://${hostName}:${server.port}`, port: server.port, seed: fake.seed, clock: fake.clock.mode }
-        members.set(id, { fake, server, info })
-        journal('fleet.create', { id, port: server.port, seed: fake.seed })
+        if (ttl !== undefined) info.ttl = ttl
+        const member: { fake: Dockside; server: DocksideServer; info: FleetMember; expiry?: unknown } = { fake, server, info }
+        members.set(id, member)
+        journal('fleet.create', { id, port: server.port, seed: fake.seed, ...(ttl !== undefined && { ttl }) })
+        if (ttl !== undefined) expireWhenIdle(id, member, ttl)
         return info
       } finally {
         pending--
@@ -83,6 +133,7 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
       const m = members.get(id)
       if (!m) return false
       members.delete(id)
+      if (m.expiry !== undefined) hostTimers.cancel(m.expiry)
       await m.fake.close()
       journal('fleet.remove', { id })
       return true
@@ -91,6 +142,7 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
       closed = true
       const all = [...members.values()].reverse()
       members.clear()
+      for (const m of all) if (m.expiry !== undefined) hostTimers.cancel(m.expiry)
       const results = await Promise.allSettled(all.map((m) => m.fake.close()))
       const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))
       if (errors.length) throw new AggregateError(errors, 'Some fakes of the fleet failed to close.')

@@ -16,11 +16,13 @@ export interface FleetMember {
   seed: number
   /** Its clock mode. */
   clock: string
+  /** Its time to live once idle, in wall-clock ms (the create's `ttl`, else the fleet's); absent: until deleted. */
+  ttl?: number
 }
 
 /** What a fake that serves a fleet gives the protocol (src/fleet.ts). */
 export interface FleetHost {
-  /** Creates a fake from an optional body `{ scenario?, seed? }`, on its own port; `served`/`host` say how the caller reached this one. */
+  /** Creates a fake from an optional body `{ scenario?, seed?, ttl? }`, on its own port; `served`/`host` say how the caller reached this one. */
   create(body: unknown, reachedAs: { served: Served | undefined; host: string | undefined }): Promise<FleetMember>
   remove(id: string): Promise<boolean>
   list(): FleetMember[]
@@ -35,7 +37,7 @@ async function readBody(req: ProtoRequest): Promise<unknown> {
   try {
     return JSON.parse(raw)
   } catch {
-    throw new InvalidInputError(`The request body is not valid JSON (${raw.length} bytes, not shown: it may hold a secret). Send nothing, or {"scenario":{...},"seed":7}.`)
+    throw new InvalidInputError(`The request body is not valid JSON (${raw.length} bytes, not shown: it may hold a secret). Send nothing, or {"scenario":{...},"seed":7,"ttl":"15m"}.`)
   }
 }
 

@@ -169,7 +169,7 @@ describe('a fleet on one shared `dockside serve`', () => {
       expect(res.status).toBe(status)
       expect(((await res.json()) as { message: string }).message).toMatch(message)
     }
-    await bad('{"sed":1}', 400, /^sed: unknown field; allowed: scenario, seed$/)
+    await bad('{"sed":1}', 400, /^sed: unknown field; allowed: scenario, seed, ttl$/)
     await bad('{"seed":"x"}', 400, /^seed: must be an integer$/)
     await bad('[1]', 400, /^request body: must be a JSON object/)
     await bad('{nope', 400, /not valid JSON \(5 bytes, not shown/)

@@ -1,0 +1,87 @@
+// A fleet member with a `ttl` is removed once idle that long (wall time), so the fakes of a CI worker that died before
+// its teardown (a crash, a timeout kill, Ctrl-C in watch mode) do not fill the fleet until it answers 409 to everyone.
+// The expiry is awaited as the shared fake's journal entry, never slept for.
+import { get } from 'node:http'
+import { afterEach, expect, it } from 'vitest'
+import { createDockside, type Dockside, type FleetMember } from 'dockside'
+
+/** GET without keep-alive: an idle pooled connection would count as one open (activity) until the pool drops it. */
+const ping = (url: string) =>
+  new Promise<number>((resolve, reject) => get(`${url}/_ping`, { agent: false }, (res) => res.resume().on('end', () => resolve(res.statusCode!))).on('error', reject))
+
+const open: Dockside[] = []
+afterEach(async () => {
+  for (const f of open.splice(0)) await f.close()
+})
+
+async function sidecar(fleet: { ttl?: string | number } = {}) {
+  const shared = createDockside({ fleet, clock: 'auto' })
+  open.push(shared)
+  const server = await shared.listen({ port: 0 })
+  const create = async (body: unknown = {}) => {
+    const res = await fetch(`${server.url}/_dockside/fakes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    return { status: res.status, body: (await res.json()) as FleetMember & { message: string } }
+  }
+  const listed = async () => ((await (await fetch(`${server.url}/_dockside/fakes`)).json()) as FleetMember[]).map((m) => m.id)
+  /** Resolves with the wall time at which the member expired (journal `fleet.expire`). */
+  const expired = (id: string) =>
+    new Promise<number>((resolve) => {
+      const stop = shared.journal.subscribe((e) => {
+        if (e.type === 'fleet.expire' && e.id === id) {
+          stop()
+          resolve(performance.now())
+        }
+      })
+    })
+  return { shared, create, listed, expired }
+}
+
+it('an idle member goes after its ttl, counted from its last request; it is gone from the list and its port', async () => {
+  const { create, listed, expired } = await sidecar()
+  const { status, body: member } = await create({ ttl: '300ms' })
+  expect(status).toBe(201)
+  expect(member.ttl).toBe(300)
+  const gone = expired(member.id)
+  // Used for twice its ttl: each request starts the ttl again, so it is still there.
+  const created = performance.now()
+  let last = 0
+  while (performance.now() - created < 600) {
+    expect(await ping(member.url)).toBe(200)
+    last = performance.now()
+  }
+  expect(await listed()).toEqual([member.id])
+  const at = await gone
+  expect(at - last).toBeGreaterThanOrEqual(300 - 5)
+  expect(await listed()).toEqual([])
+  await expect(ping(member.url)).rejects.toThrow(/ECONNREFUSED/)
+})
+
+it('an open connection is activity: a member with an events websocket open outlives a twin that has none', async () => {
+  const { shared, create, listed, expired } = await sidecar({ ttl: 200 })
+  const busy = (await create()).body
+  const idle = (await create()).body
+  expect([busy.ttl, idle.ttl]).toEqual([200, 200])
+  const ws = new WebSocket(`${busy.wsUrl}/events/ws`)
+  await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = reject)))
+  const busyGone = expired(busy.id)
+  await expired(idle.id)
+  // The twin has gone; wait for one more ttl of the twin's kind: a third member created now expires after it.
+  const third = (await create()).body
+  await expired(third.id)
+  expect(await listed()).toEqual([busy.id])
+  ws.close()
+  await busyGone
+  expect(await listed()).toEqual([])
+  expect(shared.journal.ofType('fleet.expire').map((e) => e.id)).toEqual([idle.id, third.id, busy.id])
+})
+
+it('a member without a ttl lives until deleted; a ttl that is not a duration above 0 is a 400 naming it', async () => {
+  const { create } = await sidecar()
+  expect((await create()).body.ttl).toBeUndefined()
+  for (const ttl of [0, '0s', -5, 'soon', '']) {
+    const { status, body } = await create({ ttl })
+    expect(status).toBe(400)
+    expect(body.message).toMatch(/^ttl: must be a duration/)
+  }
+  expect(() => createDockside({ fleet: { ttl: 0 } })).toThrow(/fleet\.ttl: must be a duration above 0/)
+})

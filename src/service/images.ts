@@ -30,17 +30,20 @@ export interface AddImageOptions {
 }
 
 export interface Images {
-  /** Adds an image under `name` (a repository, optionally `:tag`); returns it. */
+  /** Adds an image under `name` (a repository, optionally `:tag`; a `@digest` is refused); returns it. */
   add(name: string, options?: AddImageOptions): Image
-  /** `docker tag`: makes `target` (repo[:tag]) point at the image `source` resolves to. */
+  /** `docker tag`: makes `target` (repo[:tag]; a `@digest` is refused) point at the image `source` resolves to. */
   tag(source: string, target: string): Image
-  /** The image a `repo:tag` reference (or image id prefix) points at, or undefined. */
+  /**
+   * The image a `repo:tag` reference (or image id prefix) points at, or undefined. A `repo@sha256:...` reference is the
+   * image of that repository with that manifest digest (a tag beside the digest is ignored, as the daemon ignores it).
+   */
   resolve(ref: string): Image | undefined
   /** Tags of a repository, in the order they were created. */
   tagsOf(repository: string): string[]
   /** Every `repo:tag` with its image. */
   list(): { repository: string; tag: string; image: Image }[]
-  /** Removes a `repo:tag` reference. */
+  /** Removes a `repo:tag` reference (a digest reference is refused: the fake keeps none to remove). */
   untag(ref: string): void
   clear(): void
 }
@@ -115,8 +118,20 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
     if (!TAG.test(tag)) throw new InvalidInputError(`Invalid tag "${tag}": expected up to 128 characters of [A-Za-z0-9_.-], not starting with "." or "-".`)
   }
 
+  /**
+   * A digest names content a registry holds, not a tag the fake could create: the fake makes up an image's digests and
+   * a registry records one per push (its RepoDigests). Refused, as the daemon refuses a tag with a digest reference,
+   * rather than dropped (an image added as `app@sha256:...` was `app:latest`).
+   */
+  const checkNoDigest = (name: string, what: string) => {
+    if (name.includes('@')) {
+      throw new InvalidInputError(`refusing to create a tag with a digest reference: ${what} ${JSON.stringify(name)} holds a digest; name a repository and tag, e.g. "localhost:5000/team/app:1.0" (a push records the image's digest).`)
+    }
+  }
+
   const api: Images = {
     add(name, options = {}) {
+      checkNoDigest(name, 'the image name')
       const { repository, tag } = splitReference(name)
       checkRepo(repository)
       const tags = [...(options.tags ?? []), ...(tag ? [tag] : [])]
@@ -149,6 +164,7 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
       return image
     },
     tag(source, target) {
+      checkNoDigest(target, 'the target')
       const image = api.resolve(source)
       if (!image) throw new NotFoundError(`No such image: ${source}`)
       const { repository, tag } = splitReference(target)
@@ -159,6 +175,14 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
     },
     resolve(ref) {
       const { repository, tag } = splitReference(ref)
+      const at = ref.indexOf('@')
+      if (at >= 0) {
+        // By the digest, never by the tag beside it nor a `latest` it does not name: an image of that repository with
+        // that manifest digest (what a push of it reports), else none.
+        const digest = ref.slice(at + 1)
+        for (const [key, image] of refs) if (image.manifestDigest === digest && stripTag(key) === repository) return image
+        return undefined
+      }
       const hit = refs.get(`${repository}:${tag ?? 'latest'}`)
       if (hit) return hit
       const hex = ref.replace(/^sha256:/, '')
@@ -175,6 +199,7 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
     },
     list: () => [...refs].map(([key, image]) => ({ ...splitReference(key), tag: splitReference(key).tag!, image })),
     untag(ref) {
+      if (ref.includes('@')) throw new InvalidInputError(`cannot untag a digest reference ${JSON.stringify(ref)}: the fake keeps tags only; untag a repository and tag, e.g. "localhost:5000/team/app:1.0".`)
       const { repository, tag } = splitReference(ref)
       if (!refs.delete(`${repository}:${tag ?? 'latest'}`)) throw new NotFoundError(`No such image: ${ref}`)
     },

@@ -14,7 +14,11 @@ export interface PushView {
   registry: string
   /** Clock time it started, epoch ms. */
   startedAt: number
-  state: 'pushing' | 'done' | 'failed' | 'cancelled'
+  /**
+   * `stalled`: an injected `stall` holds it silent while its client still waits on the open stream; it ends `cancelled`
+   * when the client gives up (or the fake is reset or closed), as any push whose client left.
+   */
+  state: 'pushing' | 'stalled' | 'done' | 'failed' | 'cancelled'
   layers: PushLayerView[]
   /** Digest of each tag pushed so far. */
   digests: Record<string, string>
@@ -26,7 +30,10 @@ export interface PushTrack {
   readonly view: PushView
   layer(id: string, size: number, current: number, status: PushLayerView['status']): void
   digest(tag: string, digest: string): void
-  end(state: Exclude<PushView['state'], 'pushing'>, error?: string): void
+  /** Still in flight, silent: `note` says why (shown as its `error` line until it ends). */
+  stall(note: string): void
+  /** Ends it (from `pushing` or `stalled`); a push already ended stays as it ended. */
+  end(state: Exclude<PushView['state'], 'pushing' | 'stalled'>, error?: string): void
 }
 
 /** Pushes in flight and the last few that ended, for the live dashboard (GET /_dockside/live). */
@@ -75,8 +82,14 @@ export function createPushBoard(): PushBoard {
           view.digests[tag] = digest
           changed()
         },
-        end(state, error) {
+        stall(note) {
           if (view.state !== 'pushing') return
+          view.state = 'stalled'
+          view.error = note
+          changed()
+        },
+        end(state, error) {
+          if (view.state !== 'pushing' && view.state !== 'stalled') return
           view.state = state
           if (error !== undefined) view.error = error
           live.splice(live.indexOf(view), 1)

@@ -195,13 +195,17 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       const f = fault!
       if (f.kind === 'error') return yield handOn(chunk) + fail(f.message)
       deps.journal.record('push.failed', { repository, registry: host, fault: f.kind, layersDone, bytes })
-      track?.end('failed', `${f.kind === 'stall' ? 'stalled' : f.kind === 'truncate' ? 'truncated mid-line' : 'connection reset'} by an injected fault after ${layersDone} layers`)
       if (f.kind === 'stall') {
+        // Not over while the client still waits on the open stream: the board shows it stalled, then how it ended.
+        const stalled = `stalled by an injected fault after ${layersDone} layers`
+        track?.stall(`${stalled}: no more output until the client gives up`)
         yield handOn(chunk)
         // Silence until the client leaves, or the fake is reset or closed.
         await untilAborted(req.signal, deps.clock.lifetime)
+        track?.end('cancelled', `${stalled}; ${deps.clock.lifetime.aborted ? 'the fake was reset or closed' : 'the client gave up'}`)
         return
       }
+      track?.end('failed', `${f.kind === 'truncate' ? 'truncated mid-line' : 'connection reset'} by an injected fault after ${layersDone} layers`)
       if (f.kind === 'truncate') {
         // Half of the last line goes out: when that is a layer's `Pushed` line, the layer was never reported pushed.
         const last = landing.at(-1)
@@ -234,23 +238,37 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       if (faultDue() && fault!.afterBytes === undefined) return yield* strike(chunk)
       yield chunk
       const progress = new Map<Layer, number>()
+      /** Bytes a tick of clock time moves; bytes due but not yet moved (under one per active layer). */
+      const perTick = (deps.bandwidth * TICK_MS) / 1000
+      let due = 0
       const queue = [...todo]
       const active: Layer[] = queue.splice(0, CONCURRENCY)
       chunk = ''
       while (active.length) {
-        // One tick of clock time per step. Under the auto clock a tick it skips to at once adds its lines to the
-        // chunk of the ticks before it (up to CHUNK_BYTES): what is due in one turn goes out as one chunk.
-        if (!deps.clock.skipWait(TICK_MS, req.signal)) {
+        // Every active layer moves at least a byte a step: while a tick's bytes (with what earlier ticks left over)
+        // are fewer than the active layers, the step waits as many ticks as that takes, so a push never outruns the
+        // bandwidth (a share rounded up to a byte pushed 10 B/s per layer whatever the bandwidth below that).
+        // (Capped, so that a bandwidth too small for a float to count its ticks waits past any date, never Infinity.)
+        const ticks = due + perTick >= active.length ? 1 : Math.min(Math.ceil((active.length - due) / perTick), 1e15)
+        const wait = ticks * TICK_MS
+        // One step of clock time. Under the auto clock a step it skips to at once adds its lines to the chunk of the
+        // steps before it (up to CHUNK_BYTES): what is due in one turn goes out as one chunk.
+        if (!deps.clock.skipWait(wait, req.signal)) {
           if (chunk) yield handOn(chunk)
           chunk = ''
-          if (!(await deps.clock.sleep(TICK_MS, req.signal))) {
+          if (!(await deps.clock.sleep(wait, req.signal))) {
             deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes })
             // Not the client going away: the fake was reset or closed under the push. Say so, rather than hang or end silently.
             if (!req.signal.aborted) yield errorLine(`push of ${repository}:${tag} interrupted: the fake was reset or closed; this tag was not pushed`)
             return
           }
         }
-        const share = Math.max(1, Math.floor((deps.bandwidth * TICK_MS) / 1000 / active.length))
+        // The bytes due by now, shared by the active layers; what does not divide evenly is kept for the next step,
+        // so that over any stretch of time the push moves what the bandwidth allows, no more and (but for a last
+        // layer's partial share) no less.
+        due += ticks * perTick
+        const share = Math.floor(due / active.length + 1e-9)
+        due = Math.max(0, due - share * active.length)
         for (const l of active.slice()) {
           const before = progress.get(l) ?? 0
           const now = Math.min(l.size, before + share)

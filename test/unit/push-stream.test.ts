@@ -276,14 +276,14 @@ describe('startPush', () => {
     expect(svc.journal.ofType('push.failed')).toStrictEqual([
       { seq: 2, time: svc.clock.startedAt + 100, type: 'push.failed', repository: 'localhost:5000/app', registry: 'localhost:5000', fault: 'stall', layersDone: 0, bytes: 200 },
     ])
-    expect(svc.pushes.list()[0]).toMatchObject({ state: 'failed', error: 'stalled by an injected fault after 0 layers' })
+    expect(svc.pushes.list()[0]).toMatchObject({ state: 'stalled', error: 'stalled by an injected fault after 0 layers: no more output until the client gives up' })
     let ended = false
     const next = it.next().then((r) => ((ended = true), r))
     await svc.clock.advance('1h')
     expect(ended).toBe(false)
     client.abort()
     expect(await next).toEqual({ done: true, value: undefined })
-    expect(svc.pushes.list()[0].state).toBe('failed')
+    expect(svc.pushes.list()[0]).toMatchObject({ state: 'cancelled', error: 'stalled by an injected fault after 0 layers; the client gave up' })
     expect(svc.journal.ofType('push.cancelled')).toEqual([])
   })
 

@@ -228,9 +228,9 @@ describe('fleet routes', () => {
   it('a body that is not JSON is a 400 giving its size; other methods and paths are 404s listing the fleet routes', async () => {
     const fake = fresh({ fleet: true })
     const bad = await api(fake, 'POST', '/_dockside/fakes', '{"seed":')
-    expect([bad.status, bad.json.message]).toEqual([400, 'The request body is not valid JSON (8 bytes, not shown: it may hold a secret). Send nothing, or {"scenario":{...},"seed":7}.'])
+    expect([bad.status, bad.json.message]).toEqual([400, 'The request body is not valid JSON (8 bytes, not shown: it may hold a secret). Send nothing, or {"scenario":{...},"seed":7,"ttl":"15m"}.'])
     const typo = await api(fake, 'POST', '/_dockside/fakes', { sed: 7 })
-    expect([typo.status, typo.json.message]).toEqual([400, 'sed: unknown field; allowed: scenario, seed'])
+    expect([typo.status, typo.json.message]).toEqual([400, 'sed: unknown field; allowed: scenario, seed, ttl'])
     for (const [method, url] of [
       ['PUT', '/_dockside/fakes'],
       ['POST', '/_dockside/fakes/fake-1'],

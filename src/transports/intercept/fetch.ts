@@ -7,13 +7,16 @@ import { readCappedText } from '../../protocol/limits'
 import type { Served } from '../../protocol/guard'
 import { TransportReset, type ProtoRequest, type ProtoResponse } from '../../protocol/types'
 import { hostNextTick, hostTimers } from '../../runtime/host-timers'
+import { invalidMethodAnswer } from '../methods'
 import { httpOrigins, servedAt, type HookedRegion } from './registry'
 import { serverHeaders } from './server-headers'
 
 /** The symbol Node's fetch (and the undici package) reads the global dispatcher from. */
 export const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1')
 
-const { STATUS_CODES } = process.getBuiltinModule('node:http') as typeof Http
+const { STATUS_CODES, METHODS } = process.getBuiltinModule('node:http') as typeof Http
+/** The methods the real server's parser accepts (case-sensitive): any other is refused before the fake sees it. */
+const PARSED = new Set(METHODS)
 // The host's nextTick as captured when dockside was imported (host-timers.ts): a user's fake timers (jest fakes
 // process.nextTick) cannot hold back a stream's bytes, even when this module loads after they were installed.
 const nextTick = hostNextTick
@@ -176,6 +179,9 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
   // The client's abort (its signal, a cancelled body): the fake sees the client go away, as when a socket closes.
   handler.onConnect?.((reason) => fail(reason ?? Object.assign(new Error('Request aborted'), { name: 'AbortError' })))
   if (finished) return
+  // A method node:http's parser refuses (`patch`: fetch upper-cases only the six standard ones) is answered as the
+  // server answers it, before any route: the fake never sees it.
+  if (!PARSED.has(options.method)) return refuse(options.method)
   const proto = toProtoRequest(region, options, controller.signal)
   // A route the fake serves, or one an override covers (a stub for a Docker route the fake lacks).
   const served = region.routes.http(proto.method, proto.url) || region.protocol.overrides.covers(proto.method, proto.url, proto.headers)
@@ -186,6 +192,19 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
     (res) => respond(res),
     (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
   )
+
+  function refuse(method: string) {
+    const answer = invalidMethodAnswer(method, METHODS)
+    const raw: Buffer[] = []
+    for (const [k, v] of answer.headers) raw.push(bytes(k), bytes(v))
+    handler.onResponseStarted?.()
+    handler.onHeaders?.(answer.status, raw, () => {}, STATUS_CODES[answer.status]!)
+    if (finished) return
+    handler.onData?.(Buffer.from(answer.body))
+    if (finished) return
+    finished = true
+    handler.onComplete?.([])
+  }
 
   function respond(res: ProtoResponse) {
     const body = res.body

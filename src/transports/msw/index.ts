@@ -8,6 +8,7 @@ import { errorResponse } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE, readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '../../protocol/types'
 import { servedAt, serviceOrigins } from '../intercept/registry'
+import { invalidMethodAnswer, PARSED_METHODS } from '../methods'
 import { ReadAhead } from '../read-ahead'
 
 
@@ -145,6 +146,11 @@ export function docksideHandlers(fake: Dockside, options: DocksideHandlersOption
   const httpHandler = http.all(
     ({ request }) => new URL(request.url).origin === origin && request.headers.get('upgrade')?.toLowerCase() !== 'websocket',
     async ({ request }) => {
+      // A method the real server's parser refuses (a lowercase `patch`, which fetch does not upper-case) gets its 400.
+      if (!PARSED_METHODS.includes(request.method)) {
+        const { status, headers, body } = invalidMethodAnswer(request.method)
+        return new Response(body, { status, headers })
+      }
       const url = new URL(request.url)
       const headers: Record<string, string | undefined> = {}
       request.headers.forEach((value, key) => (headers[key] = value))

@@ -9,6 +9,7 @@ import { BodyTooLargeError, EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE, PROTOCO
 import { SHUTDOWN_REASON } from '../../service/close-code'
 import type { Protocol } from '../../protocol/router'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
+import { invalidMethodAnswer, methodOfPacket } from '../methods'
 import { hostClearTimeout, hostNextTick, hostSetImmediate, hostSetTimeout } from '../../runtime/host-timers'
 import { SERVER_SHUTDOWN, type ProtoRequest, type ProtoResponse, type SocketSession, type SocketSink, type UpgradeResult } from '../../protocol/types'
 
@@ -561,8 +562,13 @@ export async function serve(protocol: Protocol, options: ServeOptions = {}): Pro
     sockets.add(s)
     s.on('close', onSocketClose)
   })
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }, socket: Duplex) => {
     if (!socket.writable) return socket.destroy()
+    if (err.code === 'HPE_INVALID_METHOD') {
+      // The answer the in-process ways in give too (methods.ts): the method as sent, and what to send instead.
+      const answer = invalidMethodAnswer(methodOfPacket(err.rawPacket, err.bytesParsed), http.METHODS)
+      return void socket.end(`HTTP/1.1 400 Bad Request\r\n${answer.headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${answer.body}`)
+    }
     const overflow = err.code === 'HPE_HEADER_OVERFLOW'
     const body = JSON.stringify({ message: overflow ? HEADER_OVERFLOW_MESSAGE : `Bad request: ${err.code ?? err.message}` })
     socket.end(`HTTP/1.1 ${overflow ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)

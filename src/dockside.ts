@@ -9,7 +9,7 @@ import type { OverrideHandle, OverrideHandler, OverrideOptions, OverrideReply, O
 import type { RequestLog, RequestPattern } from './protocol/requests'
 import { createFleet, type Fleet, type FleetOptions } from './fleet'
 import { hostTimers } from './runtime/host-timers'
-import { applyScenario, applyScenarioAtRuntime } from './scenario/apply'
+import { applyScenario, applyScenarioAtRuntime, MAX_CONNECTION_AGE_ZERO } from './scenario/apply'
 import { validateScenario, validateScenarioSync } from './scenario/load'
 import { checkSchema } from './scenario/schema'
 import { FieldError, ScenarioError } from './service/errors'
@@ -23,6 +23,7 @@ import type { Journal, JournalEntry } from './service/journal'
 import type { Registries } from './service/registries'
 import { createService, type Service, type ServiceOptions } from './service/service'
 import { clockProblem, speedWithout, type Clock } from './time/clock'
+import { durationProblem, toMs } from './time/duration'
 
 /** Options of {@link createDockside}; each field documented with its default. */
 export interface DocksideOptions extends ServiceOptions, AccessOptions {
@@ -199,6 +200,14 @@ function checkClockOption(clock: DocksideOptions['clock']): void {
   if (problem) throw new FieldError(`clock.${problem.path}`, problem.expected, 'createDockside options')
 }
 
+/** The `maxConnectionAge` option: a duration above 0 (a scenario's is checked with the scenario). */
+function checkMaxConnectionAge(age: DocksideOptions['maxConnectionAge']): void {
+  if (age === undefined) return
+  const problem = durationProblem(age)
+  if (problem) throw new FieldError('maxConnectionAge', problem.expected, 'createDockside options')
+  if (toMs(age) === 0) throw new FieldError('maxConnectionAge', MAX_CONNECTION_AGE_ZERO, 'createDockside options')
+}
+
 /** A scenario's FieldError as a ScenarioError, so a scenario given in code reads as one given in a file. */
 function asScenarioError(error: unknown): unknown {
   return error instanceof FieldError ? new ScenarioError('(scenario)', error.path, error.expected) : error
@@ -241,6 +250,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   checkOptions<DocksideOptions>(options, OPTION_NAMES, 'createDockside options')
   if (options.scenario !== undefined) validateScenarioSync(options.scenario)
   checkClockOption(options.clock)
+  checkMaxConnectionAge(options.maxConnectionAge)
   const serviceOptions = buildOptions(options)
   const access = checkAccess(options)
   const limits = resolveLimits(options)

@@ -8,6 +8,7 @@ import {
   matches,
   phaseOf,
   validateRule,
+  windowEndedProblem,
   windowOf,
   type FaultAction,
   type FaultContext,
@@ -183,6 +184,8 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
   const plan: FaultPlan = {
     add(input) {
       const rule = prepare(input)
+      const ended = windowEndedProblem(rule, deps.elapsed())
+      if (ended) throw ended
       const taken = (id: string) => rules.some((r) => r.id === id)
       let id = rule.id
       if (id === undefined) [id, counter] = freeId(counter, (candidate) => taken(candidate) || held.has(candidate))
@@ -212,6 +215,12 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
     },
     addAll(inputs) {
       const { ids, next } = batchIds(inputs)
+      // Every window checked before any rule is added: all or nothing.
+      const now = deps.elapsed()
+      inputs.forEach((input, i) => {
+        const ended = windowEndedProblem(input, now)
+        if (ended) throw ended.at(`[${i}]`)
+      })
       const handles = inputs.map((input, i) => plan.add({ ...input, id: ids[i] }))
       counter = next
       return handles

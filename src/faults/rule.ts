@@ -233,9 +233,27 @@ function checkDurations(rule: FaultRule): void {
     const problem = value === undefined ? undefined : durationProblem(value)
     if (problem) throw new FieldError(path, problem.expected, 'fault rule')
   }
+  // A window that ends at the clock's start never opens (the check below, for a window without "from").
+  if (rule.from === undefined && rule.until !== undefined && toMs(rule.until) === 0) {
+    throw new FieldError('until', `${bound(rule.until)} ends the window at the clock's start, so the rule could never fire; "until" must be later than 0`, 'fault rule')
+  }
   if (rule.from !== undefined && rule.until !== undefined && toMs(rule.until) <= toMs(rule.from)) {
     throw new FieldError('until', `${bound(rule.until)} is not later than "from" (${bound(rule.from)}), so the rule could never fire; "until" must be later than "from"`, 'fault rule')
   }
+}
+
+/**
+ * Why a rule added when the clock reads `nowMs` (since its start) could never fire because its window has ended
+ * (`until` at or before now), or undefined. A rule added at run time (fake.faults.add, the admin API, a scenario applied
+ * from the clock's start) was accepted and sat in pending() for ever. For a validated rule.
+ */
+export function windowEndedProblem(rule: FaultRule, nowMs: number): FieldError | undefined {
+  if (rule.until === undefined || windowOf(rule).untilMs > nowMs) return undefined
+  return new FieldError(
+    'until',
+    `the rule's window, from ${bound(rule.from ?? 0)} to ${bound(rule.until)} of clock time (counted from the clock's start), ended before now (${nowMs} ms since the clock's start), so the rule could never fire; "until" must be later than now`,
+    'fault rule',
+  )
 }
 
 /** A rule's window of clock time in ms, [fromMs, untilMs): from 0 and without end unless it says. For a validated rule. */

@@ -85,6 +85,16 @@ const KNOWN_KEYS = new Set(['GET state', 'GET containers', 'POST containers', 'P
 /** Routes that read a JSON body; every other route of the switch below takes none (nothing, or `{}`). */
 const BODY_ROUTES = new Set(['POST containers', 'POST containers/:ref/stop', 'POST images', 'POST registries', 'POST faults', 'POST rate-limit', 'POST sockets/close', 'POST clock/advance', 'POST scenario'])
 
+/**
+ * `?exitCode=` of a stop: a decimal integer from 0 to 255 (absent: 0). Number() read `0x10` as 16, `1e1` as 10 and a
+ * blank value as 0.
+ */
+function queryExitCode(raw: string | undefined): number {
+  if (raw === undefined) return 0
+  if (!/^\d+$/.test(raw) || Number(raw) > 255) throw new FieldError('exitCode', `must be a decimal integer from 0 to 255 (like ?exitCode=137), not ${JSON.stringify(raw)}`, 'query')
+  return Number(raw)
+}
+
 /** Refuses a query parameter `key` does not read, and a body with fields on a route that reads none. */
 async function checkUnread(svc: Service, req: ProtoRequest, target: Target, key: string, route: string): Promise<void> {
   const allowed = QUERY_PARAMS[key] ?? []
@@ -125,7 +135,9 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
   if (live) return live
 
   // `sockets/close` and `clock/advance` are actions, not resources with a ref.
-  const key = resource === 'sockets' || resource === 'clock' ? `${m} ${parts.join('/')}` : `${m} ${resource}${ref !== undefined ? '/:ref' : ''}${verb !== undefined ? `/${verb}` : ''}`
+  // Every segment counts: `containers/web/stop/extra` is no route (it answered as `/stop`), so it falls to the 404 below.
+  const extra = parts.length > 3 ? `/${parts.slice(3).join('/')}` : ''
+  const key = resource === 'sockets' || resource === 'clock' ? `${m} ${parts.join('/')}` : `${m} ${resource}${ref !== undefined ? '/:ref' : ''}${verb !== undefined ? `/${verb}` : ''}${extra}`
   if (KNOWN_KEYS.has(key)) await checkUnread(svc, req, target, key, `${m} ${path}`)
   switch (key) {
     case 'GET state': {
@@ -152,7 +164,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       return json(200, containerJson(svc.containers.get(ref).start()))
     case 'POST containers/:ref/stop': {
       const body = await readBody<{ exitCode?: number }>(svc, req, 'containerStopBody')
-      const exitCode = body.exitCode ?? Number(target.query.get('exitCode') ?? 0)
+      const exitCode = body.exitCode ?? queryExitCode(target.query.get('exitCode'))
       return json(200, containerJson(svc.containers.get(ref).stop({ exitCode })))
     }
     case 'DELETE containers/:ref':
@@ -238,10 +250,23 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       } catch (error) {
         throw new FieldError('by', (error as Error).message)
       }
-      await svc.clock.advance(by)
+      // A pause during the advance (a timeline step with `pause: true`, or POST /_dockside/clock/pause) stops it at the
+      // pause's time: the answer says so, or the caller takes `now` for the time it asked for.
+      const pausedAt: number[] = []
+      const off = svc.journal.subscribe((e) => void ((e.type === 'scenario.pause' || e.type === 'clock.pause') && pausedAt.push(e.time)))
+      try {
+        await svc.clock.advance(by)
+      } finally {
+        off()
+      }
       // A reset (or close) during the advance disposed this clock: its time is not the fake's any more.
       if (svc.clock.lifetime.aborted) throw new ConflictError(`The fake was reset or closed during the advance, which stopped there; the clock now reads from the scenario's start (GET /_dockside/clock).`)
       const now = svc.clock.now()
+      // Stopped by a pause: the clock is still paused at the time the pause happened (an advance queued behind one that
+      // paused moves on from there, past it, and is not stopped).
+      if (svc.clock.paused && pausedAt.includes(now)) {
+        return json(200, { now: new Date(now).toISOString(), elapsedMs: now - svc.clock.startedAt, paused: true, hint: 'the advance stopped at a pause; continue with POST /_dockside/scenario/continue, then advance again for the rest' })
+      }
       return json(200, { now: new Date(now).toISOString(), elapsedMs: now - svc.clock.startedAt })
     }
     case 'GET journal': {

@@ -1,10 +1,11 @@
 import type { Service } from '../service/service'
 import { ConflictError, DocksideError, FieldError, NotFoundError } from '../service/errors'
-import { createImages } from '../service/images'
+import { containerNameProblem } from '../service/containers'
+import { createImages, splitReference } from '../service/images'
 import { createRandom } from '../service/random'
 import { createRegistries } from '../service/registries'
 import { validateRateLimit } from '../faults/rate-limit'
-import { closeProblem, shiftWindow, validateRule } from '../faults/rule'
+import { closeProblem, shiftWindow, validateRule, windowEndedProblem, windowOf } from '../faults/rule'
 import { clockProblem } from '../time/clock'
 import { toMs } from '../time/duration'
 import type { Scenario, TimelineStep } from './scenario'
@@ -84,6 +85,10 @@ function within<T>(at: string, fn: () => T): T {
  */
 export function checkScenario(svc: Service, scenario: Scenario): void {
   checkClock(scenario.clock)
+  // At 0, every events socket reached its maximum age as it opened (docs define no "off": the default is 24h).
+  if (scenario.maxConnectionAge !== undefined && within('maxConnectionAge', () => toMs(scenario.maxConnectionAge!, 'maxConnectionAge')) === 0) {
+    throw new FieldError('maxConnectionAge', MAX_CONNECTION_AGE_ZERO, 'scenario')
+  }
   if (scenario.rateLimit !== undefined) within('rateLimit', () => validateRateLimit(scenario.rateLimit, svc.check))
   const hosts = new Map<string, number>()
   // Registries are checked by adding them to a throw-away store, as images are: what the model refuses is refused here.
@@ -99,6 +104,18 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
   // Image names and tags are checked by adding them to a throw-away store.
   const images = createImages({ random: createRandom(1), now: () => 0 })
   scenario.images?.forEach((img, i) => within(`images[${i}]`, () => (svc.check('image', img, 'image'), images.add(img.name, { tags: img.tags, layers: img.layers }))))
+  // A repository:tag listed by two entries: the second silently took the tag, a different image than the first.
+  const refs = new Map<string, number>()
+  scenario.images?.forEach((img, i) => {
+    const { repository, tag } = splitReference(img.name)
+    const tags = [...(tag ? [tag] : []), ...(img.tags ?? [])]
+    for (const t of tags.length ? tags : ['latest']) {
+      const ref = `${repository}:${t}`
+      const first = refs.get(ref)
+      if (first !== undefined && first !== i) throw new FieldError(`images[${i}]`, `"${ref}" is already listed at images[${first}]; list each image (repository:tag) once, with all its tags in one entry`, 'scenario')
+      refs.set(ref, i)
+    }
+  })
   const names = new Map<string, number>()
   scenario.containers?.forEach((c, i) => {
     within(`containers[${i}]`, () => svc.check('container', c, 'container'))
@@ -123,10 +140,21 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
     }
     const push = step.push !== undefined ? pushStepProblem(step.push) : undefined
     if (push) throw new FieldError(`timeline[${i}].push`, push, 'scenario')
+    const idle = stepProblem(step)
+    if (idle) throw new FieldError(`timeline[${i}].${idle.field}`, idle.expected, 'scenario')
+    // The name the API would refuse: the step could only fail when it runs (a timeline.error).
+    if (step.create !== undefined && containerNameProblem(step.create)) {
+      throw new FieldError(`timeline[${i}].create`, `"${step.create}" is not a container name (the API refuses it, so the step could never create it): allowed characters are [a-zA-Z0-9][a-zA-Z0-9_.-], like "web-1"`, 'scenario')
+    }
     const close = step.close && closeProblem(step.close.code, step.close.reason, 'scenario')
     if (close) throw close.at(`timeline[${i}].close`)
     step.faults?.forEach((f, j) => {
       within(`timeline[${i}].faults[${j}]`, () => validateRule({ ...f }, svc.check))
+      // Its window (counted from the same moment as the step's `at`) ends before the step adds it: it could never fire.
+      const at = toMs(step.at)
+      if (f.until !== undefined && windowOf(f).untilMs <= at) {
+        throw new FieldError(`timeline[${i}].faults[${j}].until`, `the rule's window ends at ${JSON.stringify(f.until)}, no later than the step adds it (at ${JSON.stringify(step.at)}), so it could never fire; "until" must be later than the step's "at"`, 'scenario')
+      }
       // Each run of a repeating step adds its rules again, under fresh ids: a chosen id would be dropped silently.
       if (f.id !== undefined && step.every !== undefined) {
         throw new FieldError(`timeline[${i}].faults[${j}].id`, `a step that repeats ("every") adds a new rule each time, each with a fresh rule-N id, so "${f.id}" could name only one of them; leave "id" out`, 'scenario')
@@ -137,6 +165,39 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
       ids.set(f.id, `timeline[${i}].faults[${j}]`)
     })
   })
+}
+
+/** What a `maxConnectionAge` of 0 is told (a scenario's or createDockside's). */
+export const MAX_CONNECTION_AGE_ZERO = 'must be a duration above 0, like "1h" (default "24h"): at 0 every events socket would be closed as it opens'
+
+/** The actions of a timeline step (the schema allows one). */
+const ACTIONS = ['start', 'stop', 'create', 'remove', 'restart', 'close', 'drop', 'faults', 'push'] as const
+/** Step fields read by one action only, and what they are to it. */
+const ACTION_FIELDS: Record<string, [action: string, what: string]> = {
+  exitCode: ['stop', 'the exit code the container stops with'],
+  image: ['create', "the new container's image"],
+  labels: ['create', "the new container's labels"],
+  instanceType: ['create', "the new container's instance type"],
+}
+
+/**
+ * A field of a timeline step that would do nothing, as `{ field, expected }`: an action that does nothing
+ * (`restart: false`, `drop: false`, `faults: []`), a field another action reads (`exitCode` on a `start` step), a step
+ * with only `pause: false`. Each was accepted and silently ignored.
+ */
+function stepProblem(step: TimelineStep): { field: string; expected: string } | undefined {
+  const action = ACTIONS.find((a) => step[a] !== undefined)
+  const kind = action ? `a "${action}" step` : `a step without an action (a "say" caption or a "pause")`
+  if (step.restart === false) return { field: 'restart', expected: 'false restarts nothing, so the step would do nothing; use restart: true, or remove the step' }
+  if (step.drop === false) return { field: 'drop', expected: 'false drops nothing, so the step would do nothing; use drop: true, or remove the step' }
+  if (Array.isArray(step.faults) && step.faults.length === 0) return { field: 'faults', expected: 'an empty list adds no rule, so the step would do nothing; list the rules to add, or remove the step' }
+  for (const [field, [owner, what]] of Object.entries(ACTION_FIELDS)) {
+    if (step[field as keyof TimelineStep] !== undefined && action !== owner) {
+      return { field, expected: `is ${what}, read by a "${owner}" step only; this is ${kind}, which would ignore it: drop "${field}"` }
+    }
+  }
+  if (action === undefined && step.say === undefined && step.pause === false) return { field: 'pause', expected: 'false pauses nothing and the step has no action nor "say", so it would do nothing; use pause: true, or remove the step' }
+  return undefined
 }
 
 /** A scenario's `clock` start and speed: a start the fake can represent, a speed within the admin API's cap. */
@@ -170,6 +231,12 @@ export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHook
   if (check) checkScenario(svc, scenario)
   // Fault windows counted from `fromMs`, worked out before anything changes (one may be refused).
   const faults = scenario.faults?.map((f, i) => within(`faults[${i}]`, () => shiftWindow(f, fromMs)))
+  // Applied from the clock's start to a fake past a rule's window: refused here, before anything changes.
+  const now = svc.clock.elapsed()
+  faults?.forEach((f, i) => {
+    const ended = windowEndedProblem(f, now)
+    if (ended) throw ended.at(`faults[${i}]`)
+  })
   scenario.timeline?.forEach((step, i) => step.faults?.forEach((f, j) => within(`timeline[${i}].faults[${j}]`, () => shiftWindow(f, fromMs))))
   scenario.registries?.forEach((r, i) => within(`registries[${i}]`, () => svc.registries.add(r.host, r)))
   scenario.images?.forEach((img, i) => within(`images[${i}]`, () => svc.images.add(img.name, { tags: img.tags, layers: img.layers })))

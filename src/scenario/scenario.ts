@@ -23,6 +23,8 @@ export interface Scenario {
   faults?: FaultRule[]
   /** Access key id → secret key: the events websocket verifies HYPER-HMAC-SHA256 signatures against them. */
   accessKeys?: Record<string, string>
+  /** Ignored: keys that hold YAML anchors for the rest of the file (`x-common: &common ...`), as in compose files. */
+  [key: `x-${string}`]: unknown
 }
 
 /** One lifecycle step at a clock time (counted from the clock's start), optionally repeating. */

@@ -64,7 +64,12 @@ const HOLDERS = new Map<unknown, string>([
 const BRANCHES = new Map<unknown, string>()
 for (const [place, message] of HOLDERS) for (const branch of (place as Node).oneOf ?? []) if (place === defs.duration || (!branch.$ref && !branch.type)) BRANCHES.set(branch, message)
 /** A hint after the list of allowed fields of an object. */
-const HINTS = new Map<unknown, string>([[defs.fault.properties!.close, '; "afterMessages" and "afterTime" go on the rule itself']])
+const HINTS = new Map<unknown, string>([
+  [defs.fault.properties!.close, '; "afterMessages" and "afterTime" go on the rule itself'],
+  [schema, '; and any key starting with "x-" (ignored: a holder of YAML anchors, as in compose files)'],
+])
+/** What a string that does not match a pattern is told, instead of the pattern itself. */
+const PATTERNS = new Map<unknown, string>([[defs.registry.properties!.host, 'must be a registry host: host or host:port (host of [a-zA-Z0-9.-], neither part empty, a port from 1 to 65535), e.g. "localhost:5000"']])
 
 const TYPE_NAMES: Record<string, string> = { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'a boolean', object: 'an object', array: 'a list', null: 'null' }
 
@@ -98,7 +103,7 @@ function describe(e: AjvError): string {
     case 'minItems':
       return `must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`
     case 'pattern':
-      return `must match ${p.pattern}`
+      return PATTERNS.get(e.parentSchema) ?? `must match ${p.pattern}`
     case 'dependencies':
       return `"${p.property}" needs "${p.missingProperty}" too`
     default:

@@ -53,6 +53,10 @@ export interface Containers {
 }
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
+
+/** Why `name` is not a container name `create` takes, or undefined. */
+export const containerNameProblem = (name: string): string | undefined =>
+  NAME.test(name) ? undefined : `Invalid container name "${name}": allowed characters are [a-zA-Z0-9][a-zA-Z0-9_.-].`
 /** The label that holds a container's instance type on Hyper.sh (and in its events' Actor.Attributes). */
 const INSTANCE_TYPE_LABEL = 'sh_hyper_instancetype'
 
@@ -75,7 +79,8 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
         throw new InvalidInputError('A container needs an "image" (a non-empty string).')
       }
       const name = options.name ?? deps.random.containerName()
-      if (!NAME.test(name)) throw new InvalidInputError(`Invalid container name "${name}": allowed characters are [a-zA-Z0-9][a-zA-Z0-9_.-].`)
+      const bad = containerNameProblem(name)
+      if (bad) throw new InvalidInputError(bad)
       if ([...byId.values()].some((c) => c.name === name)) {
         throw new ConflictError(`A container named "${name}" already exists. Remove it first or choose another name.`)
       }

@@ -70,6 +70,18 @@ export function qualifiedName(repository: string): string {
   return `docker.io/${repository.includes('/') ? '' : 'library/'}${repository}`
 }
 
+/** What a registry host that `add` refuses is told it should be. */
+const HOST_EXPECTED = 'expected host or host:port, e.g. "localhost:5000"'
+
+/** Why `host` is not a registry host `add` takes (a name of [a-zA-Z0-9.-], an optional port from 1 to 65535), or undefined. */
+export function registryHostProblem(host: string): string | undefined {
+  const m = /^[a-zA-Z0-9.-]+(?::(\d+))?$/.exec(host)
+  if (!m) return `Invalid registry host ${JSON.stringify(host)}: ${HOST_EXPECTED}.`
+  // `r1:99999` named no port a registry could listen on (and `r1:0` none a client can dial).
+  if (m[1] !== undefined && !(Number(m[1]) >= 1 && Number(m[1]) <= 65535)) return `Invalid registry host ${JSON.stringify(host)}: port ${m[1]} is not from 1 to 65535; ${HOST_EXPECTED}.`
+  return undefined
+}
+
 const AUTH_NAMES: Record<RegistryAuth['kind'], string> = { open: 'open', basic: 'basic auth', token: 'token auth' }
 
 export function createRegistries(): Registries {
@@ -88,34 +100,17 @@ export function createRegistries(): Registries {
 
   const api: Registries = {
     add(host, options = {}) {
-      if (!/^[a-zA-Z0-9.-]+(:\d+)?$/.test(host)) throw new InvalidInputError(`Invalid registry host "${host}": expected host or host:port, e.g. "localhost:5000".`)
-      const known = byHost.get(host)
-      if (known) {
-        const n = known.tags.length
-        throw new ConflictError(
-          `A registry at "${host}" already exists (${AUTH_NAMES[known.auth.kind]}, ${n} pushed tag${n === 1 ? '' : 's'}); each host is added once, since adding it again would drop its credentials and tags. ` +
-            'Add every registry before anything pushes to it, or reset the fake (fake.reset(), POST /_dockside/reset) to start over.',
-        )
-      }
-      let auth: RegistryAuth = { kind: 'open' }
-      // Empty secrets could never be matched (a login drops empty fields), so they are refused as the schema does.
-      if (options.token !== undefined) {
-        if (!options.token) throw new InvalidInputError(`Registry "${host}" needs a non-empty "token".`)
-        auth = { kind: 'token', token: options.token }
-      } else if (options.username !== undefined || options.password !== undefined) {
-        if (!options.username || !options.password) throw new InvalidInputError(`Registry "${host}" needs both "username" and "password" (or a "token"), neither empty.`)
-        auth = { kind: 'basic', username: options.username, password: options.password }
-      }
-      const r = { host, auth, blobs: new Set<string>(), tags: [] as PushedTag[] }
-      byHost.set(host, r)
-      return view(r)
+      const problem = registryHostProblem(host)
+      if (problem) throw new InvalidInputError(problem)
+      return insert(host, options)
     },
     get(host) {
       const r = byHost.get(host)
       if (!r) throw new NotFoundError(`No such registry: ${host}. Known registries: ${[...byHost.keys()].join(', ') || '(none)'}.`)
       return view(r)
     },
-    ensure: (host) => (byHost.has(host) ? api.get(host) : api.add(host)),
+    // A push names its registry as its reference does (its own grammar, checked by the push): not refused here.
+    ensure: (host) => (byHost.has(host) ? api.get(host) : insert(host, {})),
     list: () => [...byHost.values()].map(view),
     storeBlob(host, digest) {
       api.ensure(host)
@@ -131,6 +126,29 @@ export function createRegistries(): Registries {
       r.tags.push(pushed)
     },
     clear: () => byHost.clear(),
+  }
+
+  function insert(host: string, options: AddRegistryOptions): Registry {
+    const known = byHost.get(host)
+    if (known) {
+      const n = known.tags.length
+      throw new ConflictError(
+        `A registry at "${host}" already exists (${AUTH_NAMES[known.auth.kind]}, ${n} pushed tag${n === 1 ? '' : 's'}); each host is added once, since adding it again would drop its credentials and tags. ` +
+          'Add every registry before anything pushes to it, or reset the fake (fake.reset(), POST /_dockside/reset) to start over.',
+      )
+    }
+    let auth: RegistryAuth = { kind: 'open' }
+    // Empty secrets could never be matched (a login drops empty fields), so they are refused as the schema does.
+    if (options.token !== undefined) {
+      if (!options.token) throw new InvalidInputError(`Registry "${host}" needs a non-empty "token".`)
+      auth = { kind: 'token', token: options.token }
+    } else if (options.username !== undefined || options.password !== undefined) {
+      if (!options.username || !options.password) throw new InvalidInputError(`Registry "${host}" needs both "username" and "password" (or a "token"), neither empty.`)
+      auth = { kind: 'basic', username: options.username, password: options.password }
+    }
+    const r = { host, auth, blobs: new Set<string>(), tags: [] as PushedTag[] }
+    byHost.set(host, r)
+    return view(r)
   }
   return api
 }

@@ -1,11 +1,11 @@
 import type { FaultAction, FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
 import { pushReferenceProblem } from '../service/images'
-import { PushReset, pushedByIdProblem, pushTarget, startPush } from '../service/push'
+import { errorLine, PushReset, pushedByIdProblem, pushTarget, startPush } from '../service/push'
 import { familiarName } from './docker-images'
 import { connectLatency, findAction as find, refusalResponse } from './faults'
 import { jsonError } from './http'
-import { TransportReset, type ProtoRequest, type ProtoResponse } from './types'
+import { SERVER_SHUTDOWN, TransportReset, type ProtoRequest, type ProtoResponse } from './types'
 
 const asTransportReset = (error: unknown): never => {
   if (error instanceof PushReset) throw new TransportReset(error.message)
@@ -17,8 +17,8 @@ const asTransportReset = (error: unknown): never => {
  * fault says so. Without a dribble it forwards each chunk as is, with no generator of its own in between: every promise
  * hop per chunk counts when the clock fires a push's ticks back to back.
  */
-function shaped(svc: Service, req: ProtoRequest, lines: AsyncIterable<string>, dribble: FaultDecision | undefined): AsyncIterable<string> {
-  if (dribble?.action.kind === 'dribble') return dribbled(svc, req, lines, dribble)
+function shaped(svc: Service, split: SplitSignal, ref: string, lines: AsyncIterable<string>, dribble: FaultDecision | undefined): AsyncIterable<string> {
+  if (dribble?.action.kind === 'dribble') return dribbled(svc, split, ref, lines, dribble)
   const iterator = lines[Symbol.asyncIterator]()
   const forward: AsyncIterator<string> = {
     next: () => iterator.next().catch(asTransportReset),
@@ -27,21 +27,43 @@ function shaped(svc: Service, req: ProtoRequest, lines: AsyncIterable<string>, d
   return { [Symbol.asyncIterator]: () => forward }
 }
 
-/** A slow dribble: each line on its own, `line` (+ seeded jitter) of clock time apart. */
-async function* dribbled(svc: Service, req: ProtoRequest, lines: AsyncIterable<string>, dribble: FaultDecision): AsyncGenerator<string> {
+/**
+ * A slow dribble: each line on its own, `line` (+ seeded jitter) of clock time apart. Stopped by a reset, a close or
+ * the server closing while its client waits, it ends with the push's error line (it ended clean, which reads as done).
+ */
+async function* dribbled(svc: Service, split: SplitSignal, ref: string, lines: AsyncIterable<string>, dribble: FaultDecision): AsyncGenerator<string> {
   const d = dribble.action as Extract<FaultAction, { kind: 'dribble' }>
+  const wait = split.halt ? AbortSignal.any([split.client, split.halt]) : split.client
   try {
     for await (const chunk of lines) {
       for (const line of chunk.split(/(?<=\n)/)) {
         if (line === '') continue
         const ms = d.lineMs + svc.faults.jitter(dribble.rule.id, d.jitterMs, 'dribble')
-        if (!(await svc.clock.sleep(ms, req.signal, 'wait'))) return
+        if (!(await svc.clock.sleep(ms, wait, 'wait'))) {
+          if (!split.client.aborted) yield errorLine(`push of ${ref} interrupted: ${split.halt?.aborted ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
+          return
+        }
         yield line
       }
     }
   } catch (error) {
     asTransportReset(error)
   }
+}
+
+/** A request's signal split by why it aborts: its client leaving, or the server shutting down (`halt`). */
+interface SplitSignal {
+  client: AbortSignal
+  halt?: AbortSignal
+}
+
+/** The server aborts a request's signal with SERVER_SHUTDOWN when it closes; every other abort is the client leaving. */
+function splitShutdown(signal: AbortSignal): SplitSignal {
+  if (signal.aborted) return signal.reason === SERVER_SHUTDOWN ? { client: new AbortController().signal, halt: signal } : { client: signal }
+  const client = new AbortController()
+  const halt = new AbortController()
+  signal.addEventListener('abort', () => (signal.reason === SERVER_SHUTDOWN ? halt : client).abort(signal.reason), { once: true })
+  return { client: client.signal, halt: halt.signal }
 }
 
 /**
@@ -64,11 +86,12 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
   if (reply) return refusalResponse(reply.status, reply.message, reply.retryAfter)
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected latency')
   const fault = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))?.action as Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }> | undefined
+  const split = splitShutdown(req.signal)
   const start = startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
-    { name: target.ref, authHeader: req.headers['x-registry-auth'], signal: req.signal, fault },
+    { name: target.ref, authHeader: req.headers['x-registry-auth'], signal: split.client, halt: split.halt, fault },
   )
   if (start.kind === 'not-found') return jsonError(404, start.message)
   if (start.kind === 'invalid') return jsonError(400, start.message)
-  return { status: 200, headers: { 'content-type': 'application/json' }, body: shaped(svc, req, start.lines, find(decisions, 'dribble')) }
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: shaped(svc, split, target.ref, start.lines, find(decisions, 'dribble')) }
 }

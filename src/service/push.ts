@@ -28,6 +28,11 @@ export interface PushRequest {
   authHeader?: string
   /** Aborts (cancels) the push when the client goes away. */
   signal: AbortSignal
+  /**
+   * Aborts when the way in stops serving the push while its client is still there (the server closing): the push
+   * ends as when the fake is reset or closed, with an error line that says so, never a clean end that reads as done.
+   */
+  halt?: AbortSignal
   /** A fault decided for this push: an error line, a reset, a truncated line or a stall, mid-stream. */
   fault?: Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }>
 }
@@ -167,6 +172,12 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
     }
   }
 
+  /** What a step waits on besides the fake's lifetime: the client leaving, and the way in halting the push. */
+  const waitSignal = req.halt ? AbortSignal.any([req.signal, req.halt]) : req.signal
+  /** The error line of a push the fake stopped serving (a reset, a close, its server closing) while its client waited. */
+  const interrupted = (tag: string) =>
+    errorLine(`push of ${repository}:${tag} interrupted: ${req.halt?.aborted ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
+
   async function* run(): AsyncGenerator<string> {
     const registry = deps.registries.ensure(host)
     const fault = req.fault
@@ -200,9 +211,9 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
         const stalled = `stalled by an injected fault after ${layersDone} layers`
         track?.stall(`${stalled}: no more output until the client gives up`)
         yield handOn(chunk)
-        // Silence until the client leaves, or the fake is reset or closed.
-        await untilAborted(req.signal, deps.clock.lifetime)
-        track?.end('cancelled', `${stalled}; ${deps.clock.lifetime.aborted ? 'the fake was reset or closed' : 'the client gave up'}`)
+        // Silence until the client leaves, or the fake is reset or closed (or its server closes).
+        await untilAborted(waitSignal, deps.clock.lifetime)
+        track?.end('cancelled', `${stalled}; ${req.signal.aborted ? 'the client gave up' : 'the fake was reset or closed'}`)
         return
       }
       track?.end('failed', `${f.kind === 'truncate' ? 'truncated mid-line' : 'connection reset'} by an injected fault after ${layersDone} layers`)
@@ -253,13 +264,14 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
         const wait = ticks * TICK_MS
         // One step of clock time. Under the auto clock a step it skips to at once adds its lines to the chunk of the
         // steps before it (up to CHUNK_BYTES): what is due in one turn goes out as one chunk.
-        if (!deps.clock.skipWait(wait, req.signal)) {
+        if (!deps.clock.skipWait(wait, waitSignal)) {
           if (chunk) yield handOn(chunk)
           chunk = ''
-          if (!(await deps.clock.sleep(wait, req.signal))) {
+          if (!(await deps.clock.sleep(wait, waitSignal))) {
             deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes })
-            // Not the client going away: the fake was reset or closed under the push. Say so, rather than hang or end silently.
-            if (!req.signal.aborted) yield errorLine(`push of ${repository}:${tag} interrupted: the fake was reset or closed; this tag was not pushed`)
+            // Not the client going away: the fake was reset or closed under the push (or its server closed). Say so,
+            // rather than hang or end silently (a clean end reads as a push that went through: docker push exits 0).
+            if (!req.signal.aborted) yield interrupted(tag)
             return
           }
         }

@@ -37,6 +37,8 @@ export function formatEntry(e: JournalEntry): string | undefined {
       return `${t} fleet   ${e.id} listening on port ${e.port} (seed ${e.seed})`
     case 'fleet.remove':
       return `${t} fleet   ${e.id} ended`
+    case 'fleet.expire':
+      return `${t} fleet   ${e.id} ended: idle for its ttl (${e.ttl} ms)`
     case 'timeline':
     case 'push.done':
     case 'container.create':

@@ -1,4 +1,5 @@
 import { createDockside, type Dockside } from '../dockside'
+import { ttlProblem } from '../fleet'
 import { checkAccess, isLoopback } from '../protocol/guard'
 import { toBytes } from '../protocol/limits'
 import { loadScenario } from '../scenario/load'
@@ -16,7 +17,7 @@ const SERVE_SYNOPSIS = `  dockside serve [--host 127.0.0.1] [--port 2375] [--see
                  [--clock real|auto|virtual] [--speed N] [--quiet]
                  [--tls | --cert FILE --key FILE] [--access-keys-file FILE]
                  [--admin-token-file FILE] [--allow-origin ORIGIN ...] [--allow-host NAME ...]
-                 [--max-body-size 1MiB] [--max-backlog 4MiB] [--max-fakes 32] [--open]`
+                 [--max-body-size 1MiB] [--max-backlog 4MiB] [--max-fakes 32] [--fake-ttl 15m] [--open]`
 
 const SERVE_DETAILS = `serve starts the fake service: the events websocket (GET /events/ws), image push
 (POST /images/{name}/push), Docker-compatible routes and the admin API (/_dockside/).
@@ -31,7 +32,8 @@ Prefer the environment or files for secrets: command lines are visible to other 
 --max-body-size caps request bodies (larger: 413); --max-backlog caps what an events client that
 stops reading may fall behind (then close 1013). Sizes: bytes, or 512KiB, 4MiB, 1GB...
 --max-fakes caps the fleet: POST /_dockside/fakes creates an isolated fake on a port of its own, one per
-CI worker (docs/admin-api.md#fleet); 0 turns the fleet off.
+CI worker (docs/admin-api.md#fleet); 0 turns the fleet off. --fake-ttl removes a fake of the fleet once it has
+had no request and no open connection that long (wall time), so a worker that died before its DELETE leaves none.
 The dashboard is at /_dockside/ui (behind the admin guard); --open opens it in a browser (xdg-open, open or start)
 where there is one, else prints its address. A scenario paused at a step goes on when you press Enter
 (while dockside runs in the foreground of its terminal).`
@@ -97,6 +99,7 @@ const SERVE_OPTIONS = {
   'max-body-size': { type: 'string' },
   'max-backlog': { type: 'string' },
   'max-fakes': { type: 'string', default: '32' },
+  'fake-ttl': { type: 'string' },
   open: { type: 'boolean', default: false },
 } as const
 
@@ -158,6 +161,12 @@ async function serve(argv: string[], usage = SERVE_USAGE) {
 
   const maxFakes = /^\d{1,4}$/.test(values['max-fakes'] as string) ? Number(values['max-fakes']) : NaN
   if (!Number.isInteger(maxFakes)) fail(`invalid --max-fakes ${values['max-fakes']}: expected an integer from 0 (no fleet) to 9999`)
+  const fakeTtl = values['fake-ttl'] as string | undefined
+  if (fakeTtl !== undefined) {
+    const problem = ttlProblem(fakeTtl)
+    if (problem) fail(`invalid --fake-ttl ${fakeTtl}: ${problem}`)
+    if (maxFakes === 0) fail('--fake-ttl needs a fleet: it is off with --max-fakes 0')
+  }
   const limits: { maxBodySize?: string; maxBacklog?: string } = { maxBodySize: values['max-body-size'] as string | undefined, maxBacklog: values['max-backlog'] as string | undefined }
   for (const [flag, value] of [['max-body-size', limits.maxBodySize], ['max-backlog', limits.maxBacklog]] as const) {
     try {
@@ -225,7 +234,7 @@ async function serve(argv: string[], usage = SERVE_USAGE) {
   }
   let fake
   try {
-    fake = createDockside({ scenario, seed, accessKeys, ...access, ...limits, clock: { mode: clock, ...(speed ? { speed } : {}) }, fleet: maxFakes > 0 && { maxFakes } })
+    fake = createDockside({ scenario, seed, accessKeys, ...access, ...limits, clock: { mode: clock, ...(speed ? { speed } : {}) }, fleet: maxFakes > 0 && { maxFakes, ...(fakeTtl !== undefined && { ttl: fakeTtl }) } })
   } catch (error) {
     scenarioFailure(values.scenario as string, error)
   }

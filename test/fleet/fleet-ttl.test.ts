@@ -1,9 +1,12 @@
 // A fleet member with a `ttl` is removed once idle that long (wall time), so the fakes of a CI worker that died before
 // its teardown (a crash, a timeout kill, Ctrl-C in watch mode) do not fill the fleet until it answers 409 to everyone.
 // The expiry is awaited as the shared fake's journal entry, never slept for.
+import { spawn } from 'node:child_process'
 import { get } from 'node:http'
-import { afterEach, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside, type FleetMember } from 'dockside'
+import { cliEntry, ensureBuilt, root, runCliUntilListening } from '../support/cli'
+import { killRunning, watchChild } from '../support/cli-run'
 
 /** GET without keep-alive: an idle pooled connection would count as one open (activity) until the pool drops it. */
 const ping = (url: string) =>
@@ -84,4 +87,29 @@ it('a member without a ttl lives until deleted; a ttl that is not a duration abo
     expect(body.message).toMatch(/^ttl: must be a duration/)
   }
   expect(() => createDockside({ fleet: { ttl: 0 } })).toThrow(/fleet\.ttl: must be a duration above 0/)
+})
+
+describe('dockside serve --fake-ttl', () => {
+  afterEach(killRunning)
+
+  it("gives every fake of the fleet that ttl; the log says when one ends idle", async () => {
+    ensureBuilt()
+    const cli = watchChild(spawn(process.execPath, [cliEntry, 'serve', '--port', '0', '--fake-ttl', '300ms'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }))
+    const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/)
+    const res = await fetch(`${url}/_dockside/fakes`, { method: 'POST' })
+    const member = (await res.json()) as FleetMember
+    expect([res.status, member.ttl]).toEqual([201, 300])
+    await cli.waitFor(new RegExp(`fleet +${member.id} ended: idle for its ttl \\(300 ms\\)`))
+    expect((await (await fetch(`${url}/_dockside/fakes`)).json()) as FleetMember[]).toEqual([])
+  })
+
+  it.each([
+    [['--fake-ttl', '0'], /invalid --fake-ttl 0: must be a duration above 0/],
+    [['--fake-ttl', 'soon'], /invalid --fake-ttl soon: must be a duration/],
+    [['--fake-ttl', '1m', '--max-fakes', '0'], /--fake-ttl needs a fleet: it is off with --max-fakes 0/],
+  ])('refuses %j', async (args, message) => {
+    const { code, stderr } = await runCliUntilListening('serve', '--port', '0', ...args)
+    expect(code).toBe(2)
+    expect(stderr).toMatch(message)
+  })
 })

@@ -82,8 +82,19 @@ function originOf(name: string, value: string, schemes: string[]): string {
   return url.origin
 }
 
+/** The last options' answer: a suite's tests hook the same addresses each time (URL parsing is a good part of a hook's cost). */
+let lastOrigins: { key: string; value: { region: string | undefined; origin: string; wsOrigin: string } } | undefined
+
 /** The service's addresses for the options of `intercept()` and `docksideHandlers()` (one rule for both ways in). */
 export function serviceOrigins(options: { baseUrl?: string; wsBaseUrl?: string; region?: string; domain?: string }) {
+  const key = JSON.stringify([options.baseUrl, options.wsBaseUrl, options.region, options.domain])
+  if (lastOrigins?.key === key) return { ...lastOrigins.value }
+  const value = computeOrigins(options)
+  lastOrigins = { key, value }
+  return { ...value }
+}
+
+function computeOrigins(options: { baseUrl?: string; wsBaseUrl?: string; region?: string; domain?: string }) {
   const region = options.baseUrl ? undefined : (options.region ?? DEFAULT_REGION)
   const origin = originOf('baseUrl', options.baseUrl ?? `https://${region}.${options.domain ?? DEFAULT_DOMAIN}`, ['https:', 'http:'])
   const wsOrigin = options.wsBaseUrl ? originOf('wsBaseUrl', options.wsBaseUrl, ['wss:', 'ws:']) : origin.replace(/^http/, 'ws')

@@ -400,9 +400,17 @@ function byteLength(data: string | Blob | ArrayBuffer | ArrayBufferView): number
   return data.byteLength
 }
 
-/** Sec-WebSocket-Key values: 16 bytes each, from a counter, so that a seeded run records the same keys every time (the fake's seeded random source is not drawn from). */
+/**
+ * Sec-WebSocket-Key values: 16 bytes each, from a counter, so that a seeded run records the same keys every time (the
+ * fake's seeded random source is not drawn from). Twelve fixed bytes (a hash, made once) and the counter in the last
+ * four: unique per socket, 24 base64 characters like any key, and no hash per connect.
+ */
+const KEY_BYTES = createHash('sha1').update('dockside websocket key').digest().subarray(0, 16)
 let keysMade = 0
-const nextKey = () => createHash('sha1').update(`dockside websocket key ${++keysMade}`).digest().subarray(0, 16).toString('base64')
+const nextKey = () => {
+  KEY_BYTES.writeUInt32BE(++keysMade >>> 0, 12)
+  return KEY_BYTES.toString('base64')
+}
 
 /**
  * The upgrade request's headers, as undici sends them and in its order: what `fake.requests` records for the

@@ -123,6 +123,9 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
   return { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }, body: stream() }
 }
 
+/** A decimal number as JSON writes one (with an optional leading `+` or `.5`-style fraction a query may carry). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+
 /** Reads `{"speed": N}` from the body (or `?speed=`), checked against the schema. */
 async function readSpeed(svc: Service, req: ProtoRequest, target: Target): Promise<number> {
   const raw = (await req.body()).trim()
@@ -136,8 +139,9 @@ async function readSpeed(svc: Service, req: ProtoRequest, target: Target): Promi
   }
   const query = target.query.get('speed')
   if (raw === '' && query !== undefined) {
-    const n = Number(query)
-    // A blank value is Number('') = 0: refused as not above 0.
+    // A decimal number only (as JSON writes one): Number() also read `0x10` as 16 and `0b11` as 3. A blank value is
+    // Number('') = 0: refused as not above 0.
+    const n = DECIMAL.test(query.trim()) ? Number(query) : NaN
     if (!(n > 0) || !Number.isFinite(n)) throw new InvalidInputError(`Invalid "speed" ${JSON.stringify(query)}: expected a number above 0, like 2 or 0.5.`)
     // The same bounds as the body's (the schema's maximum included).
     svc.check('clockSpeedBody', { speed: n }, 'query')

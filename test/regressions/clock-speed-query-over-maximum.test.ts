@@ -24,3 +24,15 @@ it('?speed= over 1,000,000 is the same 400 as the body\'s; the clock keeps its s
   expect(fake.clock.speed).toBe(1)
   expect((await speed(fake, '/_dockside/clock/speed?speed=1000000')).json.speed).toBe(1_000_000)
 })
+
+it('?speed= takes a decimal number only: 0x10, 0b11, Infinity and a blank value are 400s naming it; 0.5, 2.5e1 and +3 are fine', async () => {
+  fake = createDockside({ clock: 'real' })
+  for (const bad of ['0x10', '0b11', '0o7', 'Infinity', '', ' ', '1_000']) {
+    const res = await speed(fake, `/_dockside/clock/speed?speed=${encodeURIComponent(bad)}`)
+    expect(res).toEqual({ status: 400, json: { message: `Invalid "speed" ${JSON.stringify(bad)}: expected a number above 0, like 2 or 0.5.` } })
+  }
+  expect(fake.clock.speed).toBe(1)
+  for (const [good, value] of [['0.5', 0.5], ['2.5e1', 25], ['+3', 3], ['.25', 0.25]] as const) {
+    expect((await speed(fake, `/_dockside/clock/speed?speed=${encodeURIComponent(good)}`)).json.speed).toBe(value)
+  }
+})

@@ -179,6 +179,15 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
     errorLine(`push of ${repository}:${tag} interrupted: ${req.halt?.aborted ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
 
   async function* run(): AsyncGenerator<string> {
+    // A port no registry can listen on (`r1:99999/app` parses as a reference): the daemon fails to dial it, after the
+    // stream's first line. No registry is made for it.
+    const port = /:(\d+)$/.exec(host)?.[1]
+    if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65535)) {
+      const message = `Get "https://${host}/v2/": dial tcp: address ${port}: invalid port`
+      deps.journal.record('push.failed', { repository, registry: host, message })
+      track?.end('failed', message)
+      return yield status(`The push refers to repository [${qualifiedName(repository)}]`) + errorLine(message)
+    }
     const registry = deps.registries.ensure(host)
     const fault = req.fault
     let layersDone = 0

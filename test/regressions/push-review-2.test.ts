@@ -130,3 +130,24 @@ describe('a name@sha256: digest is refused or honoured, never dropped', () => {
     expect(fake.images.resolve(`localhost:5000/elsewhere@${image.manifestDigest}`)).toBeUndefined()
   })
 })
+
+describe('a push to a registry port no registry can listen on', () => {
+  it.each(['r1:99999', 'localhost:0', 'registry.example.com:70000'])('%s: the daemon\'s dial error after the first line; no registry is made', async (host) => {
+    const fake = createDockside({ seed: 1 })
+    const { url } = await fake.listen({ port: 0 })
+    try {
+      fake.images.add(`${host}/team/app:1.0`)
+      const res = await fetch(`${url}/images/${host}/team/app/push?tag=1.0`, { method: 'POST' })
+      expect(res.status).toBe(200)
+      const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+      const port = host.slice(host.lastIndexOf(':') + 1)
+      expect(lines).toEqual([
+        { status: `The push refers to repository [${host}/team/app]` },
+        { errorDetail: { message: `Get "https://${host}/v2/": dial tcp: address ${port}: invalid port` }, error: `Get "https://${host}/v2/": dial tcp: address ${port}: invalid port` },
+      ])
+      expect(fake.registries.list().map((r) => r.host)).toEqual([])
+    } finally {
+      await fake.close()
+    }
+  })
+})

@@ -3,7 +3,6 @@
 import { InvalidInputError, NotFoundError } from '../service/errors'
 import { compileFilters, parseFilters } from '../service/filters'
 import type { Service } from '../service/service'
-import { containerJson } from './admin'
 import type { SocketHub } from './events'
 import { json, type Target } from './http'
 import type { ProtocolHost } from './router'
@@ -37,6 +36,17 @@ export const LIVE_ROUTES = [
 ]
 
 /** The clock as the admin API shows it: one reading, so `now`, `nowMs` and `elapsedMs` agree (a fast real clock moves between two). */
+/** A container as the admin API shows it (GET /_dockside/containers, the live feed's state). */
+export const containerJson = (c: ReturnType<Service['containers']['list']>[number]) => ({
+  id: c.id,
+  name: c.name,
+  image: c.image,
+  labels: c.labels,
+  instanceType: c.instanceType,
+  state: c.state,
+  exitCode: c.exitCode,
+})
+
 export const clockJson = (svc: Service) => {
   const now = svc.clock.now()
   return { mode: svc.clock.mode, now: new Date(now).toISOString(), nowMs: now, elapsedMs: now - svc.clock.startedAt, pending: svc.clock.pending, paused: svc.clock.paused, speed: svc.clock.speed }

@@ -12,7 +12,7 @@ import { json, type Target } from './http'
 import { toMs } from '../time/duration'
 import type { ProtocolHost } from './router'
 import type { ProtoRequest, ProtoResponse } from './types'
-import { clockJson, handleAdminLive, LIVE_ROUTES } from './admin-live'
+import { clockJson, containerJson, handleAdminLive, LIVE_ROUTES } from './admin-live'
 
 /** Reads a JSON body of any shape (`empty` when there is none); `hint` says what to send instead of bad JSON. */
 async function readJsonValue(req: ProtoRequest, empty: unknown, hint = ''): Promise<unknown> {
@@ -37,16 +37,6 @@ async function readBody<T>(svc: Service, req: ProtoRequest, def: SchemaDef, hint
 const RATE_LIMIT_EXPECTED = 'send a rate limit like {"route":"events","limit":5,"window":"10s"} or a list of them; to turn rate limiting off, DELETE /_dockside/rate-limit'
 
 /** A container as the admin API shows it (the dashboard's snapshot adds its start time). */
-export const containerJson = (c: ReturnType<Service['containers']['list']>[number]) => ({
-  id: c.id,
-  name: c.name,
-  image: c.image,
-  labels: c.labels,
-  instanceType: c.instanceType,
-  state: c.state,
-  exitCode: c.exitCode,
-})
-
 const ADMIN_ROUTES = [
   'GET /_dockside/state',
   'GET|POST /_dockside/containers',

@@ -144,7 +144,14 @@ describe('clock/advance is bounded: a clear 400 with the allowed range', () => {
   }
 })
 
-describe('more than 10,000 timers due at once run (in slices), never an exit or a frozen loop', () => {
+/**
+ * The event-loop bounds below (no pause over 100 ms, no ping slower than 1 s) also measure the OS's scheduling: on a
+ * loaded 2-core machine (a parallel suite, CI) a pause of another process's making can pass them once. A run that
+ * fails is tried again, twice: work that does not yield fails every time.
+ */
+const TIMING = { retry: 2 }
+
+describe('more than 10,000 timers due at once run (in slices), never an exit or a frozen loop', TIMING, () => {
   it('library: createDockside({ scenario }) with 10,001 steps at one instant, then advance()', async () => {
     const fake = fresh({ scenario: { timeline: crowdedTimeline() } })
     const steps = counting(fake, 'timeline')
@@ -222,7 +229,7 @@ describe('more than 10,000 timers due at once run (in slices), never an exit or 
   }, 60_000)
 })
 
-describe('a long advance yields: other clients are served, no event-loop pause over 100 ms', () => {
+describe('a long advance yields: other clients are served, no event-loop pause over 100 ms', TIMING, () => {
   it('advance by 30 days over a timeline repeating every 30 s (86,400 timers)', async () => {
     const fake = fresh({ scenario: { timeline: [{ at: '0s', every: '30s', restart: true }] } })
     const steps = counting(fake, 'timeline')

@@ -1,6 +1,7 @@
 import type { FaultAction, FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
 import { pushReferenceProblem } from '../service/images'
+import { registryHost } from '../service/registries'
 import { errorLine, PushReset, pushedByIdProblem, pushTarget, startPush } from '../service/push'
 import { familiarName } from './docker-images'
 import { connectLatency, findAction as find, refusalResponse } from './faults'
@@ -67,6 +68,17 @@ function splitShutdown(signal: AbortSignal): SplitSignal {
 }
 
 /**
+ * A push answered with a refusal (a rate limit's 429, a fault's reply) is on the push board too, failed with the answer
+ * the client saw: the dashboard showed nothing of it. A reference the daemon would refuse names no push to show.
+ */
+function refusedOnBoard(svc: Service, name: string, tag: string | undefined, status: number, message: string) {
+  if (pushReferenceProblem(name, tag)) return
+  const target = pushTarget(familiarName(name), tag)
+  const tags = target.tag ? [target.tag] : svc.images.tagsOf(target.repository)
+  svc.pushes.begin(target.repository, tags, registryHost(target.repository), svc.clock.now()).end('failed', `${status}: ${message}`)
+}
+
+/**
  * `POST /images/{name}/push`. `name` is read as image inspect reads it (familiarName: the CLI sends Docker Hub names as
  * `docker.io/library/nginx`). A reference the daemon refuses, or an image id, is answered before fault rules are
  * consulted: it names no image a rule could match, and a refused push changes nothing.
@@ -74,7 +86,10 @@ function splitShutdown(signal: AbortSignal): SplitSignal {
 export async function pushRoute(svc: Service, req: ProtoRequest, name: string, tag: string | undefined): Promise<ProtoResponse> {
   const client = req.headers['x-dockside-client']
   const verdict = svc.rateLimit.check('push', client ?? req.remoteAddress ?? 'local')
-  if (!verdict.allowed) return refusalResponse(429, verdict.message, verdict.retryAfter)
+  if (!verdict.allowed) {
+    refusedOnBoard(svc, name, tag, 429, verdict.message)
+    return refusalResponse(429, verdict.message, verdict.retryAfter)
+  }
   // Checked as sent, so the message names what the client wrote.
   const problem = pushReferenceProblem(name, tag)
   if (problem) return jsonError(400, problem)
@@ -83,7 +98,10 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
   if (byId) return jsonError(404, byId)
   const decisions = svc.faults.decideAll('push', { route: `/images/${name}/push`, image: target.ref, client })
   const reply = find(decisions, 'reply')?.action
-  if (reply) return refusalResponse(reply.status, reply.message, reply.retryAfter)
+  if (reply) {
+    refusedOnBoard(svc, name, tag, reply.status, reply.message)
+    return refusalResponse(reply.status, reply.message, reply.retryAfter)
+  }
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected latency')
   const fault = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))?.action as Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }> | undefined
   const split = splitShutdown(req.signal)

@@ -104,7 +104,7 @@ describe('a name@sha256: digest is refused or honoured, never dropped', () => {
   const digest = `sha256:${'a'.repeat(64)}`
 
   it('POST /_dockside/images with a digest in the name is a 400 naming it, and adds nothing (it added name:latest)', async () => {
-    const fake = make({ seed: 3 })
+    const fake = make({ seed: 3, clock: 'auto' })
     const server = await fake.listen({ port: 0 })
     const res = await fetch(`${server.url}/_dockside/images`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `localhost:5000/app@${digest}` }) })
     expect(res.status).toBe(400)
@@ -119,7 +119,7 @@ describe('a name@sha256: digest is refused or honoured, never dropped', () => {
   })
 
   it('the library: tag to a digest and untag a digest throw; resolve reads the digest, not name:latest', () => {
-    const fake = make({ seed: 3 })
+    const fake = make({ seed: 3, clock: 'auto' })
     const image = fake.images.add('localhost:5000/app', { layers: 1 })
     expect(() => fake.images.tag('localhost:5000/app', `localhost:5000/other@${digest}`)).toThrow(/refusing to create a tag with a digest reference/)
     expect(() => fake.images.untag(`localhost:5000/app@${digest}`)).toThrow(/cannot untag a digest reference/)
@@ -149,5 +149,29 @@ describe('a push to a registry port no registry can listen on', () => {
     } finally {
       await fake.close()
     }
+  })
+})
+
+describe('a refused push on the board', () => {
+  it("a rate limit's 429 and a fault's 500 are on the board, failed with the answer the client saw", async () => {
+    const fake = make({ seed: 3, clock: 'auto' })
+    const server = await fake.listen({ port: 0 })
+    fake.images.add('localhost:5000/team/app:1.0')
+    fake.rateLimit.set({ route: 'push', limit: 1, window: '1m' })
+    const push = () => fetch(`${server.url}/images/localhost:5000/team/app/push?tag=1.0`, { method: 'POST' }).then(async (r) => [r.status, await r.text()] as const)
+    expect((await push())[0]).toBe(200)
+    const [limited, limitedBody] = await push()
+    expect(limited).toBe(429)
+    fake.rateLimit.set(undefined)
+    fake.faults.add({ on: 'push', reply: 500, message: 'registry on fire' })
+    expect((await push())[0]).toBe(500)
+    const live = await fetch(`${server.url}/_dockside/live`)
+    const [first] = await readSse(live, (ms) => ms.some((m) => m.event === 'state'))
+    const board = pushesOf(first).map((p) => [p.repository, p.state, p.error])
+    expect(board).toEqual([
+      ['localhost:5000/team/app', 'done', undefined],
+      ['localhost:5000/team/app', 'failed', `429: ${(JSON.parse(limitedBody) as { message: string }).message}`],
+      ['localhost:5000/team/app', 'failed', '500: registry on fire'],
+    ])
   })
 })

@@ -22,7 +22,7 @@ export function formatEntry(e: JournalEntry): string | undefined {
     case 'push.failed':
       return `${t} push    ${e.repository} ${pushFailure(e)}`
     case 'push.cancelled':
-      return `${t} push    ${e.repository}:${e.tag} cancelled by the client`
+      return `${t} push    ${e.repository}:${e.tag} ${e.by === 'reset' ? 'interrupted: the fake was reset or closed' : e.by === 'server' ? "interrupted: the fake's server closed" : 'cancelled by the client'}`
     case 'timeline.error':
       return `${t} timeline step skipped: ${e.message}`
     case 'say':

@@ -2,7 +2,7 @@ import type { FaultAction, FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
 import { pushReferenceProblem } from '../service/images'
 import { registryHost } from '../service/registries'
-import { errorLine, PushReset, pushedByIdProblem, pushTarget, startPush } from '../service/push'
+import { errorLine, PushReset, pushedByIdProblem, pushTarget, startPush, type PushTarget } from '../service/push'
 import { familiarName } from './docker-images'
 import { connectLatency, findAction as find, refusalResponse } from './faults'
 import { jsonError } from './http'
@@ -18,8 +18,8 @@ const asTransportReset = (error: unknown): never => {
  * fault says so. Without a dribble it forwards each chunk as is, with no generator of its own in between: every promise
  * hop per chunk counts when the clock fires a push's ticks back to back.
  */
-function shaped(svc: Service, split: SplitSignal, ref: string, lines: AsyncIterable<string>, dribble: FaultDecision | undefined): AsyncIterable<string> {
-  if (dribble?.action.kind === 'dribble') return dribbled(svc, split, ref, lines, dribble)
+function shaped(svc: Service, split: SplitSignal, target: PushTarget, lines: AsyncIterable<string>, dribble: FaultDecision | undefined): AsyncIterable<string> {
+  if (dribble?.action.kind === 'dribble') return dribbled(svc, split, target, lines, dribble)
   const iterator = lines[Symbol.asyncIterator]()
   const forward: AsyncIterator<string> = {
     next: () => iterator.next().catch(asTransportReset),
@@ -32,7 +32,7 @@ function shaped(svc: Service, split: SplitSignal, ref: string, lines: AsyncItera
  * A slow dribble: each line on its own, `line` (+ seeded jitter) of clock time apart. Stopped by a reset, a close or
  * the server closing while its client waits, it ends with the push's error line (it ended clean, which reads as done).
  */
-async function* dribbled(svc: Service, split: SplitSignal, ref: string, lines: AsyncIterable<string>, dribble: FaultDecision): AsyncGenerator<string> {
+async function* dribbled(svc: Service, split: SplitSignal, target: PushTarget, lines: AsyncIterable<string>, dribble: FaultDecision): AsyncGenerator<string> {
   const d = dribble.action as Extract<FaultAction, { kind: 'dribble' }>
   const wait = split.halt ? AbortSignal.any([split.client, split.halt]) : split.client
   try {
@@ -41,7 +41,9 @@ async function* dribbled(svc: Service, split: SplitSignal, ref: string, lines: A
         if (line === '') continue
         const ms = d.lineMs + svc.faults.jitter(dribble.rule.id, d.jitterMs, 'dribble')
         if (!(await svc.clock.sleep(ms, wait, 'wait'))) {
-          if (!split.client.aborted) yield errorLine(`push of ${ref} interrupted: ${split.halt?.aborted ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
+          const by = split.client.aborted ? 'client' : split.halt?.aborted ? 'server' : 'reset'
+          svc.journal.record('push.cancelled', { repository: target.repository, tag: target.tag, registry: registryHost(target.repository), by })
+          if (by !== 'client') yield errorLine(`push of ${target.ref} interrupted: ${by === 'server' ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
           return
         }
         yield line
@@ -111,5 +113,5 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
   )
   if (start.kind === 'not-found') return jsonError(404, start.message)
   if (start.kind === 'invalid') return jsonError(400, start.message)
-  return { status: 200, headers: { 'content-type': 'application/json' }, body: shaped(svc, split, target.ref, start.lines, find(decisions, 'dribble')) }
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: shaped(svc, split, target, start.lines, find(decisions, 'dribble')) }
 }

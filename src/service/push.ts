@@ -174,6 +174,8 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
 
   /** What a step waits on besides the fake's lifetime: the client leaving, and the way in halting the push. */
   const waitSignal = req.halt ? AbortSignal.any([req.signal, req.halt]) : req.signal
+  /** Who ended a push that stopped before its tag: its client leaving, a reset or close of the fake, or its server closing. */
+  const endedBy = (): 'client' | 'reset' | 'server' => (req.signal.aborted ? 'client' : req.halt?.aborted ? 'server' : 'reset')
   /** The error line of a push the fake stopped serving (a reset, a close, its server closing) while its client waited. */
   const interrupted = (tag: string) =>
     errorLine(`push of ${repository}:${tag} interrupted: ${req.halt?.aborted ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
@@ -211,7 +213,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       return errorLine(message)
     }
     /** The fault strikes after `chunk`: an error line, a reset, half a line then a reset, or silence. */
-    async function* strike(chunk: string): AsyncGenerator<string> {
+    async function* strike(chunk: string, tag: string): AsyncGenerator<string> {
       const f = fault!
       if (f.kind === 'error') return yield handOn(chunk) + fail(f.message)
       deps.journal.record('push.failed', { repository, registry: host, fault: f.kind, layersDone, bytes })
@@ -220,10 +222,12 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
         const stalled = `stalled by an injected fault after ${layersDone} layers`
         track?.stall(`${stalled}: no more output until the client gives up`)
         yield handOn(chunk)
-        // Silence until the client leaves, or the fake is reset or closed (or its server closes).
+        // Silence until the client leaves, or the fake is reset or closed (or its server closes): then, to a client still
+        // there, the push's error line (a clean end reads as a push that went through: docker push exits 0).
         await untilAborted(waitSignal, deps.clock.lifetime)
-        track?.end('cancelled', `${stalled}; ${req.signal.aborted ? 'the client gave up' : 'the fake was reset or closed'}`)
-        return
+        if (req.signal.aborted) return void track?.end('cancelled', `${stalled}; the client gave up`)
+        track?.end('cancelled', `${stalled}; ${req.halt?.aborted ? "the fake's server closed" : 'the fake was reset or closed'}`)
+        return yield interrupted(tag)
       }
       track?.end('failed', `${f.kind === 'truncate' ? 'truncated mid-line' : 'connection reset'} by an injected fault after ${layersDone} layers`)
       if (f.kind === 'truncate') {
@@ -255,7 +259,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
         track?.layer(l.shortId, l.size, l.size, 'exists')
         layersDone++
       }
-      if (faultDue() && fault!.afterBytes === undefined) return yield* strike(chunk)
+      if (faultDue() && fault!.afterBytes === undefined) return yield* strike(chunk, tag)
       yield chunk
       const progress = new Map<Layer, number>()
       /** Bytes a tick of clock time moves; bytes due but not yet moved (under one per active layer). */
@@ -277,7 +281,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
           if (chunk) yield handOn(chunk)
           chunk = ''
           if (!(await deps.clock.sleep(wait, waitSignal))) {
-            deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes })
+            deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes, by: endedBy() })
             // Not the client going away: the fake was reset or closed under the push (or its server closed). Say so,
             // rather than hang or end silently (a clean end reads as a push that went through: docker push exits 0).
             if (!req.signal.aborted) yield interrupted(tag)
@@ -297,13 +301,13 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
           bytes += now - before
           chunk += pushingLine(l, now)
           track?.layer(l.shortId, l.size, now, now >= l.size ? 'pushed' : 'pushing')
-          if (fault?.afterBytes !== undefined && faultDue()) return yield* strike(chunk)
+          if (fault?.afterBytes !== undefined && faultDue()) return yield* strike(chunk, tag)
           if (now >= l.size) {
             chunk += layerLine('Pushed', l.shortId)
             landing.push(l)
             active.splice(active.indexOf(l), 1)
             layersDone++
-            if (faultDue()) return yield* strike(chunk)
+            if (faultDue()) return yield* strike(chunk, tag)
             const nextLayer = queue.shift()
             if (nextLayer) active.push(nextLayer)
           }
@@ -317,7 +321,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       // The client may have left while the last chunk was on its way: a push whose client has left is cancelled,
       // whatever comes next (a clock advance ordered after the disconnect included), and never commits its tag.
       if (req.signal.aborted) {
-        deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes })
+        deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes, by: 'client' })
         return
       }
       deps.registries.commit(host, { repository, tag, digest: image.manifestDigest, size: image.manifestSize, image, pushedBy: auth?.username, time: deps.clock.now() })

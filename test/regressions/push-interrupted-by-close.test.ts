@@ -85,6 +85,43 @@ describe('a push the fake stops serving ends with its error line, never a clean 
     })
   }
 
+  for (const way of ways) {
+    it(`${way.name}: a push an injected stall silenced ends with the error line on reset(), and on close()`, async () => {
+      for (const end of ['reset', 'close'] as const) {
+        const fake = fresh()
+        fake.faults.add({ on: 'push', stall: true })
+        const push = await pushing(await way.base(fake))
+        await fake.clock.advance('1s')
+        const tail = push.rest()
+        await (end === 'reset' ? fake.reset() : fake.close())
+        const expected = way.name === 'server' && end === 'close' ? "the fake's server closed" : 'the fake was reset or closed'
+        expect(JSON.parse(await tail).error).toBe(`push of localhost:5000/team/app:1.0 interrupted: ${expected}; this tag was not pushed`)
+        await fake.close()
+      }
+    })
+  }
+
+  it('the journal says who ended a push: its client, a reset, or the server closing', async () => {
+    const fake = fresh()
+    const server = await fake.listen({ port: 0 })
+    // fake.on('journal') hears entries across a reset (which starts a new journal).
+    const seen: unknown[] = []
+    fake.on('journal', (e) => void (e.type === 'push.cancelled' && seen.push(e.by)))
+    const cancelled = () => seen
+    const first = await pushing(server.url)
+    await fake.clock.advance('1s')
+    const firstTail = first.rest()
+    await server.close()
+    await firstTail
+    expect(cancelled()).toEqual(['server'])
+    const again = await pushing((await fake.listen({ port: 0 })).url)
+    await fake.clock.advance('1s')
+    const againTail = again.rest()
+    await fake.reset()
+    await againTail
+    expect(cancelled()).toEqual(['server', 'reset'])
+  })
+
   it('a client that leaves mid-push is still cancelled without a line (nothing to tell it)', async () => {
     const fake = fresh()
     const { url } = await fake.listen({ port: 0 })
@@ -95,5 +132,6 @@ describe('a push the fake stops serving ends with its error line, never a clean 
     controller.abort()
     await cancelled
     expect(fake.journal.ofType('push.failed')).toEqual([])
+    expect(fake.journal.ofType('push.cancelled').map((e) => e.by)).toEqual(['client'])
   })
 })

@@ -6,7 +6,7 @@ import type { FleetHost, FleetMember } from './protocol/admin-fleet'
 import { isLoopback } from './protocol/guard'
 import { hostTimers } from './runtime/host-timers'
 import { ConflictError, FieldError } from './service/errors'
-import { durationProblem, toMs, type Duration } from './time/duration'
+import { durationProblem, MAX_DURATION_MS, toMs, type Duration } from './time/duration'
 import type { Dockside, DocksideOptions, DocksideServer } from './dockside'
 
 /** Options of a fleet (`createDockside({ fleet })`, `dockside serve --max-fakes`). */
@@ -27,9 +27,9 @@ const BODY_FIELDS = ['scenario', 'seed', 'ttl']
 
 /** A fleet's `ttl` (option or body field) in ms, or why it is not one: a duration above 0. */
 export function ttlProblem(value: unknown): string | undefined {
-  const problem = durationProblem(value)
-  if (problem) return problem.expected
-  return toMs(value as Duration) === 0 ? 'must be a duration above 0 (leave it out for fakes that live until deleted)' : undefined
+  return durationProblem(value) || toMs(value as Duration) === 0
+    ? `must be a duration above 0, at most ${MAX_DURATION_MS} ms (100 years): milliseconds or a string like "15m" or "1h30m" (leave it out for fakes that live until deleted)`
+    : undefined
 }
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]', ''])
 
@@ -52,24 +52,38 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
   let pending = 0
   let next = 0
   let closed = false
+  /** Fakes that ended idle (the last 100), so that a later GET or DELETE of one says what became of it. */
+  const expired = new Map<string, string>()
   /**
-   * Removes the member once it has been idle for `ttl` of wall time: no request (the member's journal says when the
-   * last came) and no connection open when the timer looks (an events socket or a push stream in use is activity).
+   * Removes the member once it has been idle for `ttl` of wall time: no request (heard on the member's journal, across
+   * its resets) and no connection open. While connections are open it looks again every second at most, and counts
+   * the idle time from the first look that finds them all closed: never from before a connection ended.
    */
   const expireWhenIdle = (id: string, member: { fake: Dockside; server: DocksideServer; expiry?: unknown }, ttl: number) => {
     let last = hostTimers.now()
-    member.fake.journal.subscribe((entry) => {
+    let open = false
+    member.fake.on('journal', (entry) => {
       if (entry.type === 'request') last = hostTimers.now()
     })
     const look = () => {
       member.expiry = undefined
       if (members.get(id) !== member) return
       const now = hostTimers.now()
-      if (member.server.connections() > 0) last = now
+      if (member.server.connections() > 0) {
+        open = true
+        last = now
+        return void (member.expiry = hostTimers.after(Math.min(ttl, 1000), look))
+      }
+      if (open) {
+        open = false
+        last = now
+      }
       const idle = now - last
       if (idle < ttl) return void (member.expiry = hostTimers.after(ttl - idle, look))
       members.delete(id)
       journal('fleet.expire', { id, ttl })
+      expired.set(id, `${id} ended idle after its ttl (${ttl} ms) at ${new Date(hostTimers.now() + (hostTimers.wallOrigin ?? 0)).toISOString()}`)
+      if (expired.size > 100) expired.delete(expired.keys().next().value!)
       void member.fake.close().catch(() => {})
     }
     member.expiry = hostTimers.after(ttl, look)
@@ -77,6 +91,7 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
   return {
     max,
     list: () => [...members.values()].map((m) => m.info),
+    gone: (id) => expired.get(id),
     async create(body, { served, host }) {
       if (closed) throw new ConflictError('This fleet is closing.')
       if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new FieldError('', 'must be a JSON object like {"scenario":{...},"seed":7}, or empty', 'request body')

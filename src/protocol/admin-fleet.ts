@@ -26,6 +26,8 @@ export interface FleetHost {
   create(body: unknown, reachedAs: { served: Served | undefined; host: string | undefined }): Promise<FleetMember>
   remove(id: string): Promise<boolean>
   list(): FleetMember[]
+  /** Why a fake that is no longer listed went (it ended idle after its ttl), if the fleet remembers it. */
+  gone?(id: string): string | undefined
   readonly max: number
 }
 
@@ -51,6 +53,10 @@ export async function handleFleetAdmin(fleet: FleetHost | undefined, req: ProtoR
     )
   }
   const known = () => fleet.list().map((f) => f.id).join(', ') || '(none)'
+  const noSuch = (ref: string) => {
+    const gone = fleet.gone?.(ref)
+    return new NotFoundError(`No such fake: ${ref}${gone ? ` (${gone})` : ''}. Fakes: ${known()}.`)
+  }
   const key = `${req.method} ${ref === undefined ? 'fakes' : extra === undefined ? 'fakes/:id' : 'fakes/:id/more'}`
   switch (key) {
     case 'POST fakes':
@@ -59,11 +65,11 @@ export async function handleFleetAdmin(fleet: FleetHost | undefined, req: ProtoR
       return json(200, fleet.list())
     case 'GET fakes/:id': {
       const member = fleet.list().find((f) => f.id === ref)
-      if (!member) throw new NotFoundError(`No such fake: ${ref}. Fakes: ${known()}.`)
+      if (!member) throw noSuch(ref)
       return json(200, member)
     }
     case 'DELETE fakes/:id':
-      if (!(await fleet.remove(ref))) throw new NotFoundError(`No such fake: ${ref}. Fakes: ${known()}.`)
+      if (!(await fleet.remove(ref))) throw noSuch(ref)
       return json(200, { removed: ref })
     default:
       throw new NotFoundError(`No admin route for ${req.method} ${target.path}. Fleet routes: ${FLEET_ADMIN_ROUTES.join('; ')}.`)

@@ -2,15 +2,16 @@
 // its teardown (a crash, a timeout kill, Ctrl-C in watch mode) do not fill the fleet until it answers 409 to everyone.
 // The expiry is awaited as the shared fake's journal entry, never slept for.
 import { spawn } from 'node:child_process'
-import { get } from 'node:http'
+import { request } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside, type FleetMember } from 'dockside'
 import { cliEntry, ensureBuilt, root, runCliUntilListening } from '../support/cli'
 import { killRunning, watchChild } from '../support/cli-run'
 
-/** GET without keep-alive: an idle pooled connection would count as one open (activity) until the pool drops it. */
-const ping = (url: string) =>
-  new Promise<number>((resolve, reject) => get(`${url}/_ping`, { agent: false }, (res) => res.resume().on('end', () => resolve(res.statusCode!))).on('error', reject))
+/** A request without keep-alive: an idle pooled connection would count as one open (activity) until the pool drops it. */
+const send = (url: string, method = 'GET') =>
+  new Promise<number>((resolve, reject) => request(url, { method, agent: false }, (res) => res.resume().on('end', () => resolve(res.statusCode!))).on('error', reject).end())
+const ping = (base: string) => send(`${base}/_ping`)
 
 const open: Dockside[] = []
 afterEach(async () => {
@@ -36,7 +37,7 @@ async function sidecar(fleet: { ttl?: string | number } = {}) {
         }
       })
     })
-  return { shared, create, listed, expired }
+  return { shared, server, create, listed, expired }
 }
 
 it('an idle member goes after its ttl, counted from its last request; it is gone from the list and its port', async () => {
@@ -76,6 +77,42 @@ it('an open connection is activity: a member with an events websocket open outli
   await busyGone
   expect(await listed()).toEqual([])
   expect(shared.journal.ofType('fleet.expire').map((e) => e.id)).toEqual([idle.id, third.id, busy.id])
+})
+
+it('a reset of the member does not stop its requests counting (the reset starts a new journal)', async () => {
+  const { create, listed, expired, server } = await sidecar()
+  const member = (await create({ ttl: 300 })).body
+  const gone = expired(member.id)
+  expect(await send(`${member.url}/_dockside/reset`, 'POST')).toBe(200)
+  const reset = performance.now()
+  let last = 0
+  // One request every ~100 ms for twice its ttl, with no connection open between them (the time passes on requests to
+  // the shared fake): only the requests themselves keep it.
+  while (performance.now() - reset < 600) {
+    expect(await ping(member.url)).toBe(200)
+    last = performance.now()
+    while (performance.now() - last < 100) await ping(server.url)
+  }
+  expect(await listed()).toEqual([member.id])
+  expect((await gone) - last).toBeGreaterThanOrEqual(300 - 5)
+})
+
+it('idle time counts from when its last connection closed, never from before; a GET of an expired fake says it ended idle', async () => {
+  const { create, expired, server } = await sidecar()
+  const member = (await create({ ttl: 300 })).body
+  const gone = expired(member.id)
+  const ws = new WebSocket(`${member.wsUrl}/events/ws`)
+  await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = reject)))
+  // Open for longer than its ttl (held by the open socket: the member's own fake answers while it waits).
+  const opened = performance.now()
+  while (performance.now() - opened < 700) expect((await fetch(`${server.url}/_dockside/fakes/${member.id}`)).status).toBe(200)
+  ws.close()
+  await new Promise((resolve) => (ws.onclose = resolve))
+  const closed = performance.now()
+  expect((await gone) - closed).toBeGreaterThanOrEqual(300 - 5)
+  const res = await fetch(`${server.url}/_dockside/fakes/${member.id}`)
+  expect(res.status).toBe(404)
+  expect(((await res.json()) as { message: string }).message).toMatch(new RegExp(`^No such fake: ${member.id} \\(${member.id} ended idle after its ttl \\(300 ms\\) at \\d{4}-\\d\\d-\\d\\dT[^)]+\\)\\. Fakes: \\(none\\)\\.$`))
 })
 
 it('a member without a ttl lives until deleted; a ttl that is not a duration above 0 is a 400 naming it', async () => {

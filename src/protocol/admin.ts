@@ -253,9 +253,13 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       if (svc.clock.lifetime.aborted) throw new ConflictError(`The fake was reset or closed during the advance, which stopped there; the clock now reads from the scenario's start (GET /_dockside/clock).`)
       const now = svc.clock.now()
       // Stopped by a pause: the clock is still paused at the time the pause happened (an advance queued behind one that
-      // paused moves on from there, past it, and is not stopped).
+      // paused moves on from there, past it, and is not stopped). A clock that was paused already moves as asked (an
+      // advance is a manual step) and stays paused: the answer says so, as GET /_dockside/clock does.
       if (svc.clock.paused && pausedAt.includes(now)) {
         return json(200, { now: new Date(now).toISOString(), elapsedMs: now - svc.clock.startedAt, paused: true, hint: 'the advance stopped at a pause; continue with POST /_dockside/scenario/continue, then advance again for the rest' })
+      }
+      if (svc.clock.paused) {
+        return json(200, { now: new Date(now).toISOString(), elapsedMs: now - svc.clock.startedAt, paused: true, hint: 'the clock was paused before this advance and still is: the advance moved it as asked; continue with POST /_dockside/scenario/continue (a story pause) or POST /_dockside/clock/resume' })
       }
       return json(200, { now: new Date(now).toISOString(), elapsedMs: now - svc.clock.startedAt })
     }

@@ -145,12 +145,28 @@ describe('an advance a pause stopped', () => {
     expect(await call('POST', '/_dockside/clock/advance', { by: '5s' })).toEqual({ status: 200, json: { now: '2026-01-01T00:00:10.000Z', elapsedMs: 10_000 } })
   })
 
-  it('an advance queued behind one a pause stopped moves on from the pause, and says nothing of it', async () => {
+  it('an advance queued behind one a pause stopped moves on from the pause (a manual step), and says the clock is still paused', async () => {
     const { fake, call } = await served({ scenario: { timeline: [{ at: '5s', pause: true }] } })
     await using _ = fake
     const [first, second] = await Promise.all([call('POST', '/_dockside/clock/advance', { by: '10s' }), call('POST', '/_dockside/clock/advance', { by: '3s' })])
     expect(first.json).toMatchObject({ elapsedMs: 5000, paused: true })
-    expect(second.json).toEqual({ now: '2026-01-01T00:00:08.000Z', elapsedMs: 8000 })
+    expect(second.json).toEqual({
+      now: '2026-01-01T00:00:08.000Z',
+      elapsedMs: 8000,
+      paused: true,
+      hint: 'the clock was paused before this advance and still is: the advance moved it as asked; continue with POST /_dockside/scenario/continue (a story pause) or POST /_dockside/clock/resume',
+    })
+    // As GET /_dockside/clock says.
+    expect((await call('GET', '/_dockside/clock')).json.paused).toBe(true)
+  })
+
+  it('an advance of an auto clock paused by POST /_dockside/clock/pause moves it and says it is still paused', async () => {
+    const { fake, call } = await served({ clock: 'auto' })
+    await using _ = fake
+    expect((await call('POST', '/_dockside/clock/pause')).status).toBe(200)
+    const answer = (await call('POST', '/_dockside/clock/advance', { by: '10s' })).json
+    expect(answer.paused).toBe(true)
+    expect(answer.elapsedMs).toBeGreaterThanOrEqual(10_000)
   })
 })
 

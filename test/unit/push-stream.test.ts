@@ -309,7 +309,7 @@ describe('startPush', () => {
     client.abort()
     expect(await it.next()).toEqual({ done: true, value: undefined })
     expect(svc.journal.ofType('push.cancelled')).toStrictEqual([
-      { seq: 2, time: svc.clock.startedAt + 100, type: 'push.cancelled', repository: 'localhost:5000/app', tag: '1', registry: 'localhost:5000', layersDone: 0, bytes: 200 },
+      { seq: 2, time: svc.clock.startedAt + 100, type: 'push.cancelled', repository: 'localhost:5000/app', tag: '1', registry: 'localhost:5000', layersDone: 0, bytes: 200, by: 'client' },
     ])
     expect(svc.pushes.list()[0]).toMatchObject({ state: 'cancelled' })
     expect(Object.hasOwn(svc.pushes.list()[0], 'error')).toBe(false)

@@ -1,7 +1,7 @@
 import type { Service } from '../service/service'
 import { ConflictError, DocksideError, FieldError, NotFoundError } from '../service/errors'
 import { containerNameProblem } from '../service/containers'
-import { createImages, splitReference } from '../service/images'
+import { createImages, familiarName, splitReference } from '../service/images'
 import { createRandom } from '../service/random'
 import { createRegistries } from '../service/registries'
 import { validateRateLimit } from '../faults/rate-limit'
@@ -107,7 +107,7 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
   // A repository:tag listed by two entries: the second silently took the tag, a different image than the first.
   const refs = new Map<string, number>()
   scenario.images?.forEach((img, i) => {
-    const { repository, tag } = splitReference(img.name)
+    const { repository, tag } = splitReference(familiarName(img.name))
     const tags = [...(tag ? [tag] : []), ...(img.tags ?? [])]
     for (const t of tags.length ? tags : ['latest']) {
       const ref = `${repository}:${t}`

@@ -132,7 +132,9 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
   const api: Images = {
     add(name, options = {}) {
       checkNoDigest(name, 'the image name')
-      const { repository, tag } = splitReference(name)
+      // As the daemon names it: `docker.io/library/nginx` and `library/nginx` are `nginx` (three images for one name
+      // otherwise, of which docker inspect found one).
+      const { repository, tag } = splitReference(familiarName(name))
       checkRepo(repository)
       const tags = [...(options.tags ?? []), ...(tag ? [tag] : [])]
       if (tags.length === 0) tags.push('latest')
@@ -167,7 +169,7 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
       checkNoDigest(target, 'the target')
       const image = api.resolve(source)
       if (!image) throw new NotFoundError(`No such image: ${source}`)
-      const { repository, tag } = splitReference(target)
+      const { repository, tag } = splitReference(familiarName(target))
       checkRepo(repository)
       checkTag(tag ?? 'latest')
       refs.set(`${repository}:${tag ?? 'latest'}`, image)

@@ -251,7 +251,7 @@ export function windowEndedProblem(rule: FaultRule, nowMs: number): FieldError |
   if (rule.until === undefined || windowOf(rule).untilMs > nowMs) return undefined
   return new FieldError(
     'until',
-    `the rule's window, from ${bound(rule.from ?? 0)} to ${bound(rule.until)} of clock time (counted from the clock's start), ended before now (${nowMs} ms since the clock's start), so the rule could never fire; "until" must be later than now`,
+    `the rule's window, from ${bound(rule.from ?? 0)} to ${bound(rule.until)} of clock time (counted from the clock's start), ended at or before now (${nowMs} ms since the clock's start), so the rule could never fire; "until" must be later than now`,
     'fault rule',
   )
 }

@@ -154,6 +154,8 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       return json(200, containerJson(svc.containers.get(ref).start()))
     case 'POST containers/:ref/stop': {
       const body = await readBody<{ exitCode?: number }>(svc, req, 'containerStopBody')
+      // Both given: which one was meant is a guess (the body won silently).
+      if (body.exitCode !== undefined && target.query.has('exitCode')) throw new FieldError('exitCode', 'is given in both the body and the query; give it once', 'request')
       const exitCode = body.exitCode ?? queryExitCode(target.query.get('exitCode'))
       return json(200, containerJson(svc.containers.get(ref).stop({ exitCode })))
     }

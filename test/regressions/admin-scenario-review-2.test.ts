@@ -42,6 +42,14 @@ describe('?exitCode=: a decimal integer from 0 to 255', () => {
     const ok = await call('POST', '/_dockside/containers/web/stop?exitCode=016')
     expect([ok.status, ok.json.exitCode]).toEqual([200, 16])
   })
+
+  it('bug: exitCode in both the body and the query: the body won silently; now a 400 naming it', async () => {
+    const { fake, call } = await served()
+    await using _ = fake
+    const res = await call('POST', '/_dockside/containers/web/stop?exitCode=2', { exitCode: 1 })
+    expect([res.status, res.json.message]).toEqual([400, 'exitCode: is given in both the body and the query; give it once'])
+    expect(state(fake)).toBe('running')
+  })
 })
 
 describe('registry hosts: a port from 1 to 65535, neither part empty', () => {
@@ -85,7 +93,7 @@ describe('maxConnectionAge: a duration above 0', () => {
 
 describe('fault rules whose window has ended', () => {
   const ended = (now: number, from: string, until: string) =>
-    `until: the rule's window, from ${from} to ${until} of clock time (counted from the clock's start), ended before now (${now} ms since the clock's start), so the rule could never fire; "until" must be later than now`
+    `until: the rule's window, from ${from} to ${until} of clock time (counted from the clock's start), ended at or before now (${now} ms since the clock's start), so the rule could never fire; "until" must be later than now`
 
   it('bug: fake.faults.add took a rule whose "until" had passed (it could never fire); now refused naming the window and now', async () => {
     await using fake = createDockside()

@@ -128,6 +128,19 @@ describe('fault rules whose window has ended', () => {
     expect(fake.faults.list().map((f) => [f.rule.from, f.rule.until])).toEqual([[70_000, 80_000]])
   })
 
+  it('bug: a one-shot step already past (it runs at once) whose rule\'s window has ended was applied, then failed as a timeline.error; now refused before anything changes', async () => {
+    const { fake, call } = await served({})
+    await using _ = fake
+    await fake.clock.advance('1m')
+    const storyboard = { containers: [{ name: 'late', image: 'nginx' }], timeline: [{ at: '10s', faults: [{ on: 'events', reply: 429, until: '15s' }] }] }
+    const res = await call('POST', '/_dockside/scenario', storyboard)
+    expect(res).toEqual({ status: 400, json: { message: `(scenario): at timeline[0].faults[0].until: ${ended(60_000, '0 ms', '15s').slice('until: '.length)}` } })
+    expect(fake.containers.list()).toEqual([])
+    // A window still open now is fine, and so is the same story from now.
+    expect((await call('POST', '/_dockside/scenario', { timeline: [{ at: '10s', faults: [{ on: 'events', reply: 429, until: '2m' }] }] })).status).toBe(200)
+    expect((await call('POST', '/_dockside/scenario?from=now', storyboard)).status).toBe(200)
+  })
+
   it('statically: an "until" of 0, and a step\'s rule whose window ends by the step\'s "at", are refused in files', async () => {
     await expect(parseScenario('faults:\n  - { on: events, reply: 429, until: 0 }\n', 'z.yaml')).rejects.toThrow(
       new ScenarioError('z.yaml', 'faults[0].until', `0 ms ends the window at the clock's start, so the rule could never fire; "until" must be later than 0`),

@@ -1,6 +1,7 @@
 // The dashboard's side of the admin API: the live feed (server-sent events), clock pause/resume/speed, a scenario's
 // continue, and the dashboard's own files. Everything the dashboard *does* goes through the documented admin routes.
 import { InvalidInputError, NotFoundError } from '../service/errors'
+import { windowOf } from '../faults/rule'
 import { compileFilters, parseFilters } from '../service/filters'
 import type { Service } from '../service/service'
 import type { SocketHub } from './events'
@@ -22,14 +23,18 @@ export function continueScenario(svc: Service): boolean {
   return was
 }
 
-/** Events sent with the first snapshot (the most recent that match the filter). */
+/** Events sent with the first snapshot (the most recent that match the filter), and the most a feed holds unsent. */
 export const LIVE_BACKLOG = 200
 /** Captions kept for the dashboard. */
 const CAPTIONS_KEPT = 20
+/** How far back (clock time) the feed's container timeline goes. */
+export const LIVE_TIMELINE_MS = 120_000
+/** Spans kept per container in the timeline (the most recent). */
+const TIMELINE_SPANS_KEPT = 50
 
 /** Admin routes this module serves, for the admin API's "no such route" message. */
 export const LIVE_ROUTES = [
-  'GET /_dockside/live[?filters=...] (server-sent events)',
+  'GET /_dockside/live[?filters=...][&ack=1] (server-sent events), POST /_dockside/live/ack',
   'POST /_dockside/clock/pause|resume, POST /_dockside/clock/speed',
   'POST /_dockside/scenario/continue',
   'GET /_dockside/ui (the dashboard)',
@@ -52,44 +57,142 @@ export const clockJson = (svc: Service) => {
   return { mode: svc.clock.mode, now: new Date(now).toISOString(), nowMs: now, elapsedMs: now - svc.clock.startedAt, pending: svc.clock.pending, paused: svc.clock.paused, speed: svc.clock.speed }
 }
 
+type FaultEntry = ReturnType<Service['faults']['list']>[number]
+
+/**
+ * A rule's effective schedule: how many times it fires (its own `times`, else its action's default: `latency` always,
+ * `refuse: N` N times, the rest once; `handle.times(n)`/`persist()` change it later) and its window of clock time, as
+ * the plan keeps them (the plan's entry carries `state`; a rule from elsewhere falls back to the rule's own fields).
+ */
+function scheduleOf(f: FaultEntry): { times: number; fromMs: number; untilMs: number } {
+  const kept = (f as FaultEntry & { state?: { times?: unknown; fromMs?: unknown; untilMs?: unknown } }).state
+  if (kept && typeof kept.times === 'number' && typeof kept.fromMs === 'number' && typeof kept.untilMs === 'number') return { times: kept.times, fromMs: kept.fromMs, untilMs: kept.untilMs }
+  const rule = f.rule
+  const times = rule.refuse ?? (rule.times === 'always' ? Infinity : (rule.times ?? (rule.latency !== undefined ? Infinity : 1)))
+  return { times, ...windowOf(rule) }
+}
+
+/**
+ * A fault rule as the live feed shows it: the rule, its counts, and what the server says of it: `timesTotal` (how many
+ * times it fires, `'always'`), `remaining` (fires left, `'always'`) and `status`: `scheduled` (its window has not
+ * opened), `pending` (never fired), `fired` (fired, fires left), `spent` (fired all its times) or `ended` (its window
+ * closed with fires left: it never fires again).
+ */
+export function liveFaultJson(f: FaultEntry, elapsedMs: number) {
+  const { times, fromMs, untilMs } = scheduleOf(f)
+  const left = Math.max(0, times - f.fired)
+  const status = left === 0 ? 'spent' : elapsedMs >= untilMs ? 'ended' : elapsedMs < fromMs ? 'scheduled' : f.fired === 0 ? 'pending' : 'fired'
+  return { ...f.rule, fired: f.fired, matched: f.matched, timesTotal: times === Infinity ? ('always' as const) : times, remaining: left === Infinity ? ('always' as const) : left, status }
+}
+
+/**
+ * Each container's running spans over the last {@link LIVE_TIMELINE_MS} of clock time, from the whole event log (not
+ * the feed's filter): `[start, end]` in epoch ms, `end` null while it runs. `knownFromMs` is where the history the
+ * log still holds begins (the window's start, or later when the log dropped older events): a span that began before
+ * it starts there.
+ */
+function timelineOf(svc: Service, now: number) {
+  const fromMs = Math.max(now - LIVE_TIMELINE_MS, svc.clock.startedAt)
+  const evicted = svc.log.evictedThroughNano
+  const knownFromMs = Math.max(fromMs, evicted > 0n ? Number(evicted / 1_000_000n) : fromMs)
+  const containers = svc.containers.list()
+  const byId = new Map<string, [number, number | null][]>(containers.map((c) => [c.id, []]))
+  const open = new Map<string, number>()
+  for (const e of svc.log.between(knownFromMs)) {
+    const spans = byId.get(e.id)
+    if (!spans) continue
+    if (e.action === 'start') open.set(e.id, e.timeMs)
+    else {
+      spans.push([open.get(e.id) ?? knownFromMs, e.timeMs])
+      open.delete(e.id)
+    }
+  }
+  const spans: Record<string, [number, number | null][]> = {}
+  for (const c of containers) {
+    const list = byId.get(c.id)!
+    if (c.state === 'running') list.push([open.get(c.id) ?? c.startedAt ?? knownFromMs, null])
+    if (list.length) spans[c.id] = list.slice(-TIMELINE_SPANS_KEPT)
+  }
+  return { fromMs, toMs: now, knownFromMs, spans }
+}
+
+/** What the feed tracks of the clock beyond its reading: whether a timeline step (not a clock pause) paused it. */
+const PAUSES = new Set(['scenario.pause', 'clock.pause', 'clock.resume', 'scenario.continue'])
+
 /** Everything the dashboard shows but the event stream, in one JSON value. */
-function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number; time: number; text: string }[]) {
+function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number; time: number; text: string }[], extra: { seq: number; feed?: string; lastPause?: string }) {
+  const clock = clockJson(svc)
   return {
-    clock: clockJson(svc),
+    seq: extra.seq,
+    ...(extra.feed === undefined ? {} : { feed: extra.feed }),
+    // `pausedBy`: `step` when a timeline step with `pause: true` paused the clock (the dashboard's Continue), else `clock`.
+    clock: clock.paused ? { ...clock, pausedBy: extra.lastPause === 'scenario.pause' ? 'step' : 'clock' } : clock,
     seed: svc.random.seed,
     containers: svc.containers.list().map((c) => ({ ...containerJson(c), startedAt: c.startedAt })),
+    timeline: timelineOf(svc, clock.nowMs),
     pushes: svc.pushes.list(),
     sockets: [...hub.sockets].map((s) => ({ id: s.id, client: s.client, filters: s.filters, sent: s.sent })),
     deliveries: svc.deliveries.clients().map((c) => {
-      const gaps = svc.deliveries.report(c).gaps
-      return { ...svc.deliveries.summary(c), gaps: gaps.length, away: gaps.some((g) => g.ongoing === true) }
+      const report = svc.deliveries.report(c)
+      const open = report.connections.filter((x) => x.closedAt === undefined)
+      const gaps = report.gaps
+      return {
+        ...svc.deliveries.summary(c),
+        gaps: gaps.length,
+        away: gaps.some((g) => g.ongoing === true),
+        // Connections open now, websockets and `GET /events` streams alike.
+        open: open.length,
+        openVia: { ws: open.filter((x) => x.via === 'ws').length, stream: open.filter((x) => x.via === 'stream').length },
+      }
     }),
-    faults: svc.faults.list().map((f) => ({ ...f.rule, fired: f.fired, matched: f.matched })),
+    faults: svc.faults.list().map((f) => liveFaultJson(f, clock.elapsedMs)),
     rateLimit: { rules: svc.rateLimit.get(), buckets: svc.rateLimit.buckets() },
     captions,
   }
 }
 
+/** The feeds that wait for the page's acknowledgement (`?ack=1`), by id, per fake (its hub outlives a reset). */
+const ackFeeds = new WeakMap<SocketHub, Map<string, (seq: number) => string | undefined>>()
+let feedCounter = 0
+
 /**
  * `GET /_dockside/live`: a text/event-stream of `state` (the snapshot above, whenever something changed) and `events`
  * (new events matching `filters`, the same syntax as `/events/ws`, as the websocket's frames). Changes are coalesced:
  * at most one snapshot per `host.pace()` (100 ms on a real host), plus one a second while nothing happens (the
- * clock and the rate limiter's buckets move on their own). The stream ends when the fake is reset or closed; the
- * browser's EventSource reconnects by itself.
+ * clock and the rate limiter's buckets move on their own). Snapshots are made when the transport takes the next
+ * chunk (it waits for the client to read): a slow reader skips the states in between, never queues them.
+ *
+ * With `?ack=1` (the dashboard) each state carries `feed` and `seq`, and the next is sent only once the reader has
+ * acknowledged the last (`POST /_dockside/live/ack`): over a slow link, a proxy or a tunnel (whose buffers hide a
+ * slow reader from the server) the reader is never more than one snapshot behind. Events not yet sent are bounded by
+ * {@link LIVE_BACKLOG}: past it the oldest are dropped and an `event: skipped` says how many.
+ *
+ * The stream ends (cleanly) when the fake is reset or closed; the browser's EventSource reconnects by itself.
  */
 function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRequest, target: Target): ProtoResponse {
   const filter = compileFilters(parseFilters(target.query.get('filters')))
+  const ackParam = target.query.get('ack')
+  if (ackParam !== undefined && ackParam !== '1' && ackParam !== '0') throw new InvalidInputError(`Invalid "ack" ${JSON.stringify(ackParam)}: expected 1 (send each state only once the last was acknowledged with POST /_dockside/live/ack) or 0.`)
+  const feed = ackParam === '1' ? `live-${++feedCounter}` : undefined
   const format = svc.options.timeFormat
   const captions = svc.journal.entries.filter((e) => e.type === 'say').slice(-CAPTIONS_KEPT).map((e) => ({ seq: e.seq, time: e.time, text: String(e.text) }))
+  const lastPause = svc.journal.entries.findLast((e) => PAUSES.has(e.type))?.type
+  const clockState = { lastPause }
   const backlog = svc.log.events.filter((e) => filter.matches(e)).slice(-LIVE_BACKLOG)
   const pending: string[] = backlog.map((e) => e.frame(format))
+  let skipped = 0
   let dirty = true
+  let seq = 0
+  let acked = 0
   let wake: (() => void) | undefined
-  const poke = () => {
-    dirty = true
+  const rouse = () => {
     const w = wake
     wake = undefined
     w?.()
+  }
+  const poke = () => {
+    dirty = true
+    rouse()
   }
   const offs = [
     svc.journal.subscribe((entry) => {
@@ -97,27 +200,58 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
         captions.push({ seq: entry.seq, time: entry.time, text: String(entry.text) })
         if (captions.length > CAPTIONS_KEPT) captions.shift()
       }
+      if (PAUSES.has(entry.type)) clockState.lastPause = entry.type
       poke()
     }),
-    // One array push per matching event: the frame string is the one every websocket subscriber shares.
-    svc.log.subscribe({ filter, deliver: (e) => (pending.push(e.frame(format)), poke()) }),
+    // One array push per matching event: the frame string is the one every websocket subscriber shares. A reader that
+    // does not keep up holds the last LIVE_BACKLOG, not every event since it fell behind.
+    svc.log.subscribe({
+      filter,
+      deliver: (e) => {
+        if (pending.push(e.frame(format)) > LIVE_BACKLOG) {
+          pending.shift()
+          skipped++
+        }
+        poke()
+      },
+    }),
     svc.pushes.subscribe(poke),
   ]
+  if (feed !== undefined) {
+    let feeds = ackFeeds.get(hub)
+    if (!feeds) ackFeeds.set(hub, (feeds = new Map()))
+    feeds.set(feed, (n) => {
+      if (n > seq) return `state ${n} of feed ${feed} was not sent yet: the last sent is ${seq}`
+      if (n > acked) acked = n
+      rouse()
+      return undefined
+    })
+    offs.push(() => ackFeeds.get(hub)?.delete(feed))
+  }
+  const waitingForAck = () => feed !== undefined && acked < seq
   const ended = () => req.signal.aborted || svc.clock.lifetime.aborted
-  req.signal.addEventListener('abort', poke)
-  svc.clock.lifetime.addEventListener('abort', poke)
+  req.signal.addEventListener('abort', rouse)
+  svc.clock.lifetime.addEventListener('abort', rouse)
   async function* stream(): AsyncGenerator<string> {
     try {
       yield 'retry: 1000\n\n'
       while (!ended()) {
+        if (waitingForAck()) {
+          // The last state is not acknowledged: nothing more is sent (changes pile up as `dirty`, events in `pending`).
+          await new Promise<void>((resolve) => (wake = resolve))
+          continue
+        }
         if (!dirty) {
           const quiet = new Promise<void>((resolve) => (wake = resolve))
           await (host.pace ? Promise.race([quiet, host.pace(1000)]) : quiet)
           wake = undefined
-          if (ended()) break
+          if (ended() || waitingForAck()) continue
         }
         dirty = false
-        let chunk = `event: state\ndata: ${JSON.stringify(snapshot(svc, hub, captions))}\n\n`
+        seq++
+        let chunk = `event: state\ndata: ${JSON.stringify(snapshot(svc, hub, captions, { seq, feed, lastPause: clockState.lastPause }))}\n\n`
+        if (skipped) chunk += `event: skipped\ndata: ${JSON.stringify({ events: skipped })}\n\n`
+        skipped = 0
         if (pending.length) chunk += `event: events\ndata: [${pending.splice(0).join(',')}]\n\n`
         yield chunk
         // Coalesce what happens meanwhile into the next snapshot.
@@ -126,11 +260,31 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
       }
     } finally {
       for (const off of offs) off()
-      req.signal.removeEventListener('abort', poke)
-      svc.clock.lifetime.removeEventListener('abort', poke)
+      req.signal.removeEventListener('abort', rouse)
+      svc.clock.lifetime.removeEventListener('abort', rouse)
     }
   }
   return { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }, body: stream() }
+}
+
+/** `POST /_dockside/live/ack` `{"feed": "live-3", "seq": 12}`: the reader of an `?ack=1` feed has state `seq`. */
+async function ackFeed(hub: SocketHub, req: ProtoRequest): Promise<ProtoResponse> {
+  const raw = (await req.body()).trim()
+  let body: unknown
+  try {
+    body = JSON.parse(raw)
+  } catch {
+    throw new InvalidInputError(`The request body is not valid JSON (${raw.length} bytes). Send {"feed": "live-1", "seq": 3}: the feed and seq of the last state read.`)
+  }
+  const { feed, seq } = (body ?? {}) as { feed?: unknown; seq?: unknown }
+  if (typeof feed !== 'string' || feed === '') throw new InvalidInputError(`Invalid "feed" ${JSON.stringify(feed) ?? '(missing)'}: expected the "feed" string of the state read (GET /_dockside/live?ack=1).`)
+  if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 1) throw new InvalidInputError(`Invalid "seq" ${JSON.stringify(seq) ?? '(missing)'}: expected the "seq" of the state read, an integer >= 1.`)
+  const ack = ackFeeds.get(hub)?.get(feed)
+  // A feed that has ended (the reader left, the fake was reset) has nothing to wait for: not an error.
+  if (!ack) return json(200, { acked: false })
+  const problem = ack(seq)
+  if (problem) throw new InvalidInputError(`Invalid "seq" ${seq}: ${problem}.`)
+  return json(200, { acked: true })
 }
 
 /** A decimal number as JSON writes one (with an optional leading `+` or `.5`-style fraction a query may carry). */
@@ -176,6 +330,7 @@ export async function handleAdminLive(svc: Service, host: ProtocolHost, hub: Soc
     return { status: 200, headers: { 'content-type': asset.contentType, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }, body: asset.body }
   }
   if (m === 'GET' && resource === 'live' && action === undefined) return liveFeed(svc, host, hub, req, target)
+  if (m === 'POST' && resource === 'live' && action === 'ack' && rest.length === 0) return ackFeed(hub, req)
   if (m !== 'POST' || rest.length) return undefined
   if (resource === 'clock' && action === 'pause') {
     if (svc.clock.mode === 'virtual') throw new InvalidInputError('The virtual clock only moves when advanced (POST /_dockside/clock/advance): there is nothing to pause.')

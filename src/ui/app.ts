@@ -1,5 +1,6 @@
 // The dashboard (served at /_dockside/ui): preact + htm, bundled into dist/ui/app.js at build time.
-// State arrives pushed over GET /_dockside/live (server-sent events); every action is a documented admin API call.
+// State arrives pushed over GET /_dockside/live (server-sent events, read with fetch so the page sees every refusal's
+// status and message); every action is a documented admin API call.
 import htm from 'htm'
 import { h, render } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
@@ -8,28 +9,54 @@ import './app.css'
 
 const html = htm.bind(h)
 
-interface Clock { mode: string; now: string; nowMs: number; elapsedMs: number; pending: number; paused: boolean; speed: number }
+interface Clock { mode: string; now: string; nowMs: number; elapsedMs: number; pending: number; paused: boolean; speed: number; pausedBy?: 'step' | 'clock' }
 interface Container { id: string; name: string; image: string; labels: Record<string, string>; instanceType: string; state: string; exitCode: number; startedAt?: number }
 interface Layer { id: string; size: number; current: number; status: string }
 interface Push { id: number; repository: string; tags: string[]; registry: string; startedAt: number; state: string; layers: Layer[]; digests: Record<string, string>; error?: string }
-interface Fault { id: string; on: string; fired: number; matched: number; times?: number | 'always'; [k: string]: unknown }
-interface Delivery { client: string; expected: number; delivered: number; missed: number; duplicates: number; connections: number; refusals: number; gaps: number; away: boolean }
+interface Fault { id: string; on: string; fired: number; matched: number; timesTotal: number | 'always'; remaining: number | 'always'; status: string; [k: string]: unknown }
+interface Delivery { client: string; expected: number; delivered: number; missed: number; duplicates: number; connections: number; refusals: number; gaps: number; away: boolean; open: number; openVia: { ws: number; stream: number } }
 interface Bucket { rule: number; route: string; client: string; tokens: number; burst: number }
+interface TimelineData { fromMs: number; toMs: number; knownFromMs: number; spans: Record<string, [number, number | null][]> }
 interface State {
+  seq: number
+  feed?: string
   clock: Clock
   seed: number
   containers: Container[]
+  timeline: TimelineData
   pushes: Push[]
   sockets: { id: number; client?: string; filters: Record<string, string[]>; sent: number }[]
   deliveries: Delivery[]
   faults: Fault[]
-  rateLimit: { rules: { route?: string; limit: number; window: string | number; burst?: number }[]; buckets: Bucket[] }
+  rateLimit: { rules: { route?: string; limit: number; window: string | number; burst?: number; per?: string }[]; buckets: Bucket[] }
   captions: { seq: number; time: number; text: string }[]
 }
 interface EventFrame { Action: string; id: string; from: string; time: number; timeNano: number | string; Actor: { Attributes: Record<string, string> } }
+/** A line of the event list: an event, or how many the page did not get because it fell behind. */
+type EventLine = EventFrame | { skipped: number }
+/** The live feed as the page sees it: `since` is when it left `live` (performance.now()). */
+interface Link { kind: 'connecting' | 'live' | 'down'; reason?: string; since: number; retryAt?: number }
 
 const EVENTS_KEPT = 300
 const TIMELINE_MS = 120_000
+const CONTAINERS_SHOWN = 30
+/** No message for this long (the feed sends one a second) means the feed is stuck: it is reopened. */
+const SILENT_MS = 5000
+/** The feed's reconnects back off from 250 ms to this. */
+const RETRY_MAX_MS = 5000
+
+/** The JSON of an answer, or its `message`-less text when it is not JSON. */
+async function answerOf(res: Response): Promise<{ value: unknown; message: string }> {
+  const text = await res.text().catch(() => '')
+  let value: unknown
+  try {
+    value = text ? JSON.parse(text) : undefined
+  } catch {
+    value = undefined
+  }
+  const message = (value as { message?: unknown } | undefined)?.message
+  return { value, message: typeof message === 'string' ? message : text.slice(0, 200) || `${res.status} ${res.statusText}` }
+}
 
 /** Calls the admin API; resolves to the JSON answer or throws with its `message`. */
 async function admin(method: string, path: string, body?: unknown): Promise<unknown> {
@@ -38,46 +65,86 @@ async function admin(method: string, path: string, body?: unknown): Promise<unkn
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
-  const text = await res.text()
-  const value = text ? JSON.parse(text) : undefined
-  if (!res.ok) throw new Error((value as { message?: string })?.message ?? `${res.status}`)
+  const { value, message } = await answerOf(res)
+  if (!res.ok) throw new Error(message)
   return value
 }
+
+/** Why the fake refused the feed, as the page says it. */
+const refusal = (status: number, message: string) =>
+  status === 401 || status === 403
+    ? `${status}: the fake refused this page's access (${message}). If its admin token changed, open the /_dockside/ui?token=… address it printed again.`
+    : `${status}: ${message}`
 
 const fmtMs = (ms: number) => {
   const s = Math.max(0, Math.floor(ms / 1000))
   return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
 }
+const fmtTime = (ms: number) => new Date(ms).toISOString().slice(11, 19)
 const fmtBytes = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} kB` : `${n} B`)
-const faultState = (f: Fault) => (f.fired === 0 ? 'pending' : f.times !== 'always' && f.fired >= (f.times ?? 1) ? 'spent' : 'fired')
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const faultAction = (f: Fault) => ['reply', 'refuse', 'error', 'close', 'drop', 'reset', 'truncate', 'stall', 'dribble', 'latency'].filter((k) => f[k] !== undefined).map((k) => `${k}: ${JSON.stringify(f[k])}`).join(', ')
+const isSkip = (e: EventLine): e is { skipped: number } => 'skipped' in e
 
-/** The clock as the page sees it between two snapshots: a running real or auto clock moves on with the page's time. */
-function useNow(clock: Clock | undefined, received: number): number {
+/** The clock as the page sees it between two snapshots: a running real or auto clock moves on with the page's time while the feed is live. */
+function useNow(clock: Clock | undefined, received: number, live: boolean): number {
   const [, tick] = useState(0)
   useEffect(() => {
     const t = setInterval(() => tick((n) => n + 1), 500)
     return () => clearInterval(t)
   }, [])
   if (!clock) return 0
-  if (clock.mode === 'virtual' || clock.paused) return clock.nowMs
+  // Not live: the last reading, frozen (a page cut off from the fake must not look as if time went on there).
+  if (!live || clock.mode === 'virtual' || clock.paused) return clock.nowMs
   return clock.nowMs + (performance.now() - received) * (clock.mode === 'real' ? clock.speed : 1)
 }
 
-function Section(props: { id: string; title: string; children: unknown; wide?: boolean }) {
+/** Reads a server-sent-events body: each message's event name and data. */
+async function* sseMessages(res: Response): AsyncGenerator<{ event: string; data: string }> {
+  const reader = res.body!.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  try {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      buffer += decoder.decode(value, { stream: true })
+      let end
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        let event = 'message'
+        const data: string[] = []
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event:')) event = line.slice(6).trim()
+          else if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5))
+        }
+        if (data.length) yield { event, data: data.join('\n') }
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {})
+  }
+}
+
+function Section(props: { id: string; title: string; children: unknown; wide?: boolean; note?: string }) {
   return html`<section class=${`panel${props.wide ? ' wide' : ''}`} aria-labelledby=${`${props.id}-h`} id=${props.id}>
-    <h2 id=${`${props.id}-h`}>${props.title}</h2>
+    <h2 id=${`${props.id}-h`}>${props.title}${props.note && html` <span class="muted small">${props.note}</span>`}</h2>
     ${props.children}
   </section>`
 }
 
-function ClockBar(p: { state: State; now: number; act: (label: string, fn: () => Promise<unknown>) => void }) {
+type Act = (label: string, fn: () => Promise<unknown>) => void
+
+function ClockBar(p: { state: State; now: number; act: Act }) {
   const c = p.state.clock
   const [by, setBy] = useState('10s')
-  const [speed, setSpeed] = useState(String(c.speed))
+  // The speed box shows the clock's speed, whoever set it, unless the presenter is typing one (a draft).
+  const [speedDraft, setSpeedDraft] = useState<string | undefined>(undefined)
+  const speed = speedDraft ?? String(c.speed)
   return html`<div class="clock" role="group" aria-label="Clock">
-    <span class="clock-now" data-testid="clock-now" data-ms=${Math.round(p.now)}>${new Date(p.now).toISOString().replace('T', ' ').slice(0, 19)}</span>
-    <span class="tag">${c.mode}${c.paused ? ', paused' : ''}${c.mode === 'real' ? `, ×${c.speed}` : ''}</span>
+    <span class="clock-now" data-testid="clock-now" data-ms=${Math.round(p.now)}>${new Date(p.now).toISOString().replace('T', ' ').slice(0, 19)} UTC</span>
+    <span class="tag">${c.mode}${c.paused ? (c.pausedBy === 'step' ? ', paused by a story step' : ', paused') : ''}${c.mode === 'real' ? `, ×${c.speed}` : ''}</span>
     ${c.mode !== 'virtual' &&
     html`<button onClick=${() => p.act(c.paused ? 'resume' : 'pause', () => admin('POST', c.paused ? 'clock/resume' : 'clock/pause'))}>${c.paused ? 'Resume' : 'Pause'}</button>`}
     ${c.mode !== 'real' &&
@@ -86,71 +153,75 @@ function ClockBar(p: { state: State; now: number; act: (label: string, fn: () =>
       <button type="submit">Advance</button>
     </form>`}
     ${c.mode === 'real' &&
-    html`<form class="inline" onSubmit=${(e: Event) => (e.preventDefault(), p.act(`speed ×${speed}`, () => admin('POST', 'clock/speed', { speed: Number(speed) })))}>
-      <label>Speed <input name="speed" size="4" inputmode="decimal" value=${speed} onInput=${(e: Event) => setSpeed((e.target as HTMLInputElement).value)} /></label>
+    html`<form class="inline" onSubmit=${(e: Event) => {
+      e.preventDefault()
+      setSpeedDraft(undefined)
+      p.act(`speed ×${speed}`, () => admin('POST', 'clock/speed', { speed: Number(speed) }))
+    }}>
+      <label>Speed <input name="speed" size="4" inputmode="decimal" value=${speed} onInput=${(e: Event) => setSpeedDraft((e.target as HTMLInputElement).value)} onKeyDown=${(e: KeyboardEvent) => e.key === 'Escape' && setSpeedDraft(undefined)} /></label>
       <button type="submit">Set speed</button>
     </form>`}
     <button class="danger" onClick=${() => confirm('Reset the fake to its scenario’s start?') && p.act('reset', () => admin('POST', 'reset'))}>Reset</button>
   </div>`
 }
 
-function Captions(p: { state: State }) {
+/** Continues a story paused at a step, with the result in the action log. */
+const continueStory = (act: Act) => act('continue', () => admin('POST', 'scenario/continue'))
+
+function Captions(p: { state: State; act: Act }) {
   const last = p.state.captions.at(-1)
   return html`<div class="caption" role="status" aria-live="polite" data-testid="caption">
     ${last ? html`<span class="say">${last.text}</span>` : html`<span class="muted">No caption yet: timeline steps with <code>say:</code> show here.</span>`}
     ${p.state.clock.paused &&
-    html`<button class="primary" onClick=${() => admin('POST', 'scenario/continue')} aria-keyshortcuts="c">Continue</button>`}
+    p.state.clock.pausedBy === 'step' &&
+    html`<button class="primary" onClick=${() => continueStory(p.act)} aria-keyshortcuts="c">Continue</button>`}
   </div>`
 }
 
-function Timeline(p: { containers: Container[]; events: EventFrame[]; now: number }) {
+function Timeline(p: { containers: Container[]; timeline: TimelineData; now: number }) {
   const from = p.now - TIMELINE_MS
-  const rows = p.containers.map((c) => {
-    const spans: [number, number][] = []
-    let open: number | undefined
-    // Events come newest first; walk them oldest first.
-    for (let i = p.events.length - 1; i >= 0; i--) {
-      const e = p.events[i]
-      if (e.id !== c.id) continue
-      const t = Number(e.timeNano) / 1e6
-      if (e.Action === 'start') open ??= t
-      else if (open !== undefined) {
-        spans.push([open, t])
-        open = undefined
-      }
-    }
-    if (c.state === 'running') spans.push([open ?? c.startedAt ?? from, p.now])
-    return { c, spans }
-  })
   const x = (t: number) => Math.max(0, Math.min(100, ((t - from) / TIMELINE_MS) * 100))
+  // History the event log no longer holds (it keeps `retainEvents`): shaded, and said under the bars.
+  const unknownTo = p.timeline.knownFromMs > p.timeline.fromMs ? p.timeline.knownFromMs : undefined
   return html`<div class="timeline" aria-label="Running time of each container over the last two minutes of clock time">
-    ${rows.map(
-      ({ c, spans }) => html`<div class="tl-row">
-        <span class="tl-name">${c.name}</span>
-        <svg class="tl-bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label=${`${c.name}: ${spans.length} running spans`}>
-          ${spans.filter(([, b]) => b > from).map(([a, b]) => html`<rect x=${x(a)} y="1" width=${Math.max(0.4, x(b) - x(a))} height="8" class=${c.state === 'running' && b === p.now ? 'on live' : 'on'} />`)}
+    ${p.containers.map((c) => {
+      const spans = (p.timeline.spans[c.id] ?? []).map(([a, b]) => [a, b ?? p.now] as const).filter(([, b]) => b > from)
+      return html`<div class="tl-row" data-tl=${c.name}>
+        <span class="tl-name" title=${c.name}>${c.name}</span>
+        <svg class="tl-bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label=${`${c.name}: ${plural(spans.length, 'running span')} in the last two minutes`}>
+          ${unknownTo !== undefined && unknownTo > from && html`<rect x="0" y="0" width=${x(unknownTo)} height="10" class="unknown" />`}
+          ${spans.map(([a, b]) => html`<rect x=${x(a)} y="1" width=${Math.max(0.4, x(b) - x(a))} height="8" class=${c.state === 'running' && b === p.now ? 'on live' : 'on'} />`)}
         </svg>
-      </div>`,
-    )}
+      </div>`
+    })}
     <div class="tl-axis"><span>-2m</span><span>-1m</span><span>now</span></div>
+    <p class="muted small" data-testid="timeline-range">
+      Running spans of the clock's last two minutes (from ${fmtTime(Math.max(from, p.timeline.fromMs))} UTC), from every event, whatever the event stream's filter.
+      ${unknownTo !== undefined && ` Before ${fmtTime(unknownTo)} UTC (shaded) the fake's event log no longer holds the events.`}
+    </p>
   </div>`
 }
 
-function Containers(p: { state: State; events: EventFrame[]; now: number; act: (label: string, fn: () => Promise<unknown>) => void }) {
+function Containers(p: { state: State; now: number; act: Act }) {
   const [name, setName] = useState('')
   const [image, setImage] = useState('nginx:1.27')
+  const [all, setAll] = useState(false)
+  const list = p.state.containers
+  const shown = all ? list : list.slice(0, CONTAINERS_SHOWN)
+  const count = (state: string) => list.filter((c) => c.state === state).length
   return html`<${Section} id="containers" title="Containers" wide>
+    <p class="muted" data-testid="container-count">${plural(list.length, 'container')}: ${count('running')} running, ${count('exited')} exited${count('created') ? `, ${count('created')} created` : ''}${shown.length < list.length ? ` · showing the first ${shown.length}` : ''}</p>
     <table class="cards">
       <thead><tr><th>Name</th><th>Image</th><th>Labels</th><th>Type</th><th>State</th><th>Uptime</th><th>Exit</th><th><span class="sr">Actions</span></th></tr></thead>
       <tbody>
-        ${p.state.containers.map(
+        ${shown.map(
           (c) => html`<tr data-container=${c.name}>
             <td data-label="Name"><strong>${c.name}</strong></td><td data-label="Image" class="mono">${c.image}</td>
             <td data-label="Labels">${Object.entries(c.labels).map(([k, v]) => html`<span class="chip">${k}=${v}</span>`)}</td>
             <td data-label="Type">${c.instanceType}</td>
             <td data-label="State"><span class=${`state ${c.state}`}>${c.state}</span></td>
             <td data-label="Uptime">${c.state === 'running' && c.startedAt !== undefined ? fmtMs(p.now - c.startedAt) : '–'}</td>
-            <td data-label="Exit">${c.state === 'running' ? '' : c.exitCode}</td>
+            <td data-label="Exit">${c.state === 'running' ? '' : c.state === 'created' || c.startedAt === undefined ? '—' : c.exitCode}</td>
             <td>${c.state === 'running'
               ? html`<button aria-label=${`Stop ${c.name}`} onClick=${() => p.act(`stop ${c.name}`, () => admin('POST', `containers/${encodeURIComponent(c.name)}/stop`))}>Stop</button>`
               : html`<button aria-label=${`Start ${c.name}`} onClick=${() => p.act(`start ${c.name}`, () => admin('POST', `containers/${encodeURIComponent(c.name)}/start`))}>Start</button>`}</td>
@@ -158,7 +229,8 @@ function Containers(p: { state: State; events: EventFrame[]; now: number; act: (
         )}
       </tbody>
     </table>
-    <${Timeline} containers=${p.state.containers} events=${p.events} now=${p.now} />
+    ${list.length > CONTAINERS_SHOWN && html`<button onClick=${() => setAll(!all)}>${all ? `Show the first ${CONTAINERS_SHOWN}` : `Show all ${list.length} containers`}</button>`}
+    <${Timeline} containers=${shown} timeline=${p.state.timeline} now=${p.now} />
     <form class="inline" onSubmit=${(e: Event) => (e.preventDefault(), p.act(`create ${name}`, () => admin('POST', 'containers', { name, image, start: true })))}>
       <label>Name <input required value=${name} onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)} /></label>
       <label>Image <input required value=${image} onInput=${(e: Event) => setImage((e.target as HTMLInputElement).value)} /></label>
@@ -167,17 +239,20 @@ function Containers(p: { state: State; events: EventFrame[]; now: number; act: (
   </${Section}>`
 }
 
-function Events(p: { events: EventFrame[]; filter: string; setFilter: (f: string) => void; error: string }) {
+function Events(p: { events: EventLine[]; filter: string; setFilter: (f: string) => void; error: string }) {
   const [draft, setDraft] = useState(p.filter)
-  return html`<${Section} id="events" title="Event stream">
+  return html`<${Section} id="events" title="Event stream" note="times in UTC">
     <form class="inline" onSubmit=${(e: Event) => (e.preventDefault(), p.setFilter(draft.trim()))}>
       <label>Filter (as <code>/events/ws?filters=</code>) <input class="mono" size="28" placeholder='{"event":["stop"],"label":["app=web"]}' value=${draft} onInput=${(e: Event) => setDraft((e.target as HTMLInputElement).value)} /></label>
       <button type="submit">Apply</button>
     </form>
-    ${p.error && html`<p class="error" role="alert">${p.error}</p>`}
+    ${p.filter && html`<p class="muted small" data-testid="filter-now">Filtered by <code>${p.filter}</code></p>`}
+    ${p.error && html`<p class="error" role="alert" data-testid="filter-error">${p.error}</p>`}
     <ol class="events" aria-label="Events, newest first">
-      ${p.events.slice(0, 100).map(
-        (e) => html`<li><span class="mono muted">${new Date(Number(e.timeNano) / 1e6).toISOString().slice(11, 19)}</span> <span class=${`state ${e.Action === 'start' ? 'running' : 'exited'}`}>${e.Action}</span> ${e.Actor.Attributes.name} <span class="muted">${e.from}${e.Action === 'stop' ? ` exit ${e.Actor.Attributes.exitCode}` : ''}</span></li>`,
+      ${p.events.slice(0, 100).map((e) =>
+        isSkip(e)
+          ? html`<li class="muted">… ${plural(e.skipped, 'event')} not shown here: the page fell behind …</li>`
+          : html`<li><span class="mono muted">${fmtTime(Number(e.timeNano) / 1e6)}</span> <span class=${`state ${e.Action === 'start' ? 'running' : 'exited'}`}>${e.Action}</span> ${e.Actor.Attributes.name} <span class="muted">${e.from}${e.Action === 'stop' ? ` exit ${e.Actor.Attributes.exitCode}` : ''}</span></li>`,
       )}
     </ol>
   </${Section}>`
@@ -202,13 +277,17 @@ function Pushes(p: { state: State }) {
 }
 
 function Clients(p: { state: State }) {
+  const ds = p.state.deliveries
+  // Counted from the delivery data: every open connection, websocket or GET /events stream, named or anonymous.
+  const open = ds.reduce((n, d) => n + d.open, 0)
+  const ws = ds.reduce((n, d) => n + d.openVia.ws, 0)
   return html`<${Section} id="clients" title="Events clients">
-    <p class="muted">${p.state.sockets.length} connected</p>
-    <table>
+    <p class="muted" data-testid="connected">${plural(open, 'connection')} open now (${ws} websocket, ${open - ws} <code>GET /events</code>) from ${ds.filter((d) => d.open > 0).length} of ${plural(ds.length, 'client')}</p>
+    <table class="cards">
       <thead><tr><th>Client</th><th>Connections</th><th>Gaps</th><th>Expected</th><th>Delivered</th><th>Missed</th><th>Duplicates</th><th>Refused</th></tr></thead>
-      <tbody>${p.state.deliveries.map(
-        (d) => html`<tr><td class="mono">${d.client}${p.state.sockets.some((s) => (s.client ?? '') === d.client) ? ' ●' : ''}</td><td>${d.connections}</td><td class=${d.away ? 'bad' : ''}>${d.gaps}${d.away ? ' (away)' : ''}</td><td>${d.expected}</td><td>${d.delivered}</td>
-          <td class=${d.missed ? 'bad' : ''}>${d.missed}</td><td class=${d.duplicates ? 'bad' : ''}>${d.duplicates}</td><td>${d.refusals}</td></tr>`,
+      <tbody>${ds.map(
+        (d) => html`<tr data-client=${d.client}><td data-label="Client" class="mono">${d.client}${d.open > 0 ? html` <span title=${`${plural(d.open, 'connection')} open now`} aria-label=${`${plural(d.open, 'connection')} open now`}>●${d.open > 1 ? ` ${d.open}` : ''}</span>` : ''}</td><td data-label="Connections">${d.connections}</td><td data-label="Gaps" class=${d.away ? 'bad' : ''}>${d.gaps}${d.away ? ' (away)' : ''}</td><td data-label="Expected">${d.expected}</td><td data-label="Delivered">${d.delivered}</td>
+          <td data-label="Missed" class=${d.missed ? 'bad' : ''}>${d.missed}</td><td data-label="Duplicates" class=${d.duplicates ? 'bad' : ''}>${d.duplicates}</td><td data-label="Refused">${d.refusals}</td></tr>`,
       )}</tbody>
     </table>
   </${Section}>`
@@ -221,100 +300,237 @@ const INJECT: { label: string; rule: Record<string, unknown> }[] = [
   { label: 'Forced socket close', rule: { on: 'events', close: { code: 1011, reason: 'forced close from the dashboard' }, afterMessages: 1 } },
 ]
 
-function Faults(p: { state: State; act: (label: string, fn: () => Promise<unknown>) => void }) {
+function Faults(p: { state: State; act: Act }) {
   return html`<${Section} id="faults" title="Fault plan">
     <div class="buttons" role="group" aria-label="Inject a fault">
       ${INJECT.map((i) => html`<button onClick=${() => p.act(`inject ${i.label}`, () => admin('POST', 'faults', i.rule))}>${i.label}</button>`)}
       <button onClick=${() => p.act('maintenance restart', () => admin('POST', 'restart'))}>Maintenance restart</button>
       <button onClick=${() => p.act('clear faults', () => admin('DELETE', 'faults'))}>Clear all</button>
     </div>
-    <table>
-      <thead><tr><th>Id</th><th>On</th><th>Action</th><th>Matched</th><th>Fired</th><th>State</th></tr></thead>
+    <table class="cards">
+      <thead><tr><th>Id</th><th>On</th><th>Action</th><th>Matched</th><th>Fired</th><th>Left</th><th>State</th></tr></thead>
       <tbody>${p.state.faults.map(
-        (f) => html`<tr data-fault=${f.id}><td class="mono nowrap">${f.id}</td><td>${f.on}</td><td class="mono small">${faultAction(f)}</td><td>${f.matched}</td><td>${f.fired}</td><td><span class=${`state ${faultState(f)}`}>${faultState(f)}</span></td></tr>`,
+        (f) => html`<tr data-fault=${f.id}><td data-label="Id" class="mono nowrap">${f.id}</td><td data-label="On">${f.on}</td><td data-label="Action" class="mono small">${faultAction(f)}</td><td data-label="Matched">${f.matched}</td><td data-label="Fired">${f.fired}</td><td data-label="Left" title=${`fires ${f.timesTotal === 'always' ? 'every time it matches' : plural(f.timesTotal, 'time')} in all`}>${f.remaining === 'always' ? 'always' : f.remaining}</td><td data-label="State"><span class=${`state ${f.status}`}>${f.status}</span></td></tr>`,
       )}</tbody>
     </table>
   </${Section}>`
 }
 
+/** A rule's window as written: a number is milliseconds. */
+const windowText = (w: string | number) => (typeof w === 'number' ? `${w} ms` : w)
+
 function RateLimit(p: { state: State }) {
   const { rules, buckets } = p.state.rateLimit
   return html`<${Section} id="ratelimit" title="Rate limiter">
-    ${rules.length === 0 ? html`<p class="muted">No limit set (POST /_dockside/rate-limit, or <code>rateLimit:</code> in a scenario).</p>` : html`<ul>${rules.map((r, i) => html`<li>rule ${i}: ${r.limit} per ${r.window} on ${r.route ?? 'every route'}${r.burst ? `, burst ${r.burst}` : ''}</li>`)}</ul>`}
+    ${rules.length === 0
+      ? html`<p class="muted">No limit set (POST /_dockside/rate-limit, or <code>rateLimit:</code> in a scenario).</p>`
+      : html`<ul>${rules.map((r, i) => html`<li>rule ${i}: ${r.limit} per ${windowText(r.window)} on ${r.route && r.route !== '*' ? r.route : 'events and push'}${r.burst ? `, burst ${r.burst}` : ''}${r.per === 'route' ? ', one bucket for every client' : ''}</li>`)}</ul>`}
     ${buckets.map(
       (b) => html`<div class="layer"><label class="mono">${b.route} · ${b.client}<progress max=${b.burst} value=${b.tokens} aria-label=${`tokens left for ${b.client} on ${b.route}`}></progress></label><span class="muted">${b.tokens}/${b.burst}</span></div>`,
     )}
   </${Section}>`
 }
 
-function App() {
+const feedUrl = (filter: string) => `/_dockside/live?ack=1${filter ? `&filters=${encodeURIComponent(filter)}` : ''}`
+
+/** The live feed: opened, reopened with backoff, watched for silence; a filter is tried before it replaces the feed. */
+function useFeed() {
   const [state, setState] = useState<State | undefined>()
   const [received, setReceived] = useState(0)
-  const [events, setEvents] = useState<EventFrame[]>([])
+  const [events, setEvents] = useState<EventLine[]>([])
   const [filter, setFilter] = useState(new URLSearchParams(location.search).get('filters') ?? '')
   const [filterError, setFilterError] = useState('')
-  const [status, setStatus] = useState('connecting…')
+  const [link, setLink] = useState<Link>({ kind: 'connecting', since: performance.now() })
+  const apply = useRef<(f: string) => void>(() => {})
+
+  useEffect(() => {
+    let stopped = false
+    let current: AbortController | undefined
+    let currentFilter = filter
+    let failures = 0
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let lastMessage = performance.now()
+    let live = false
+
+    const down = (reason: string, retryMs: number) => {
+      live = false
+      setLink((l) => ({ kind: 'down', reason, since: l.kind === 'live' ? performance.now() : l.since, retryAt: performance.now() + retryMs }))
+      clearTimeout(timer)
+      timer = setTimeout(() => void connect(), retryMs)
+    }
+    // 250 ms, 500 ms, 1 s, 2 s, 4 s, then every 5 s: a fake that is down is not asked every second.
+    const backoff = () => Math.min(RETRY_MAX_MS, 250 * 2 ** failures++)
+
+    /** Opens the feed for `f`: the response, or why it could not be opened (`status` when the fake answered). */
+    async function open(f: string): Promise<{ res: Response; ac: AbortController } | { error: string; status?: number }> {
+      const ac = new AbortController()
+      try {
+        const res = await fetch(feedUrl(f), { signal: ac.signal, cache: 'no-store', headers: { accept: 'text/event-stream' } })
+        if (res.ok && res.body) return { res, ac }
+        const { message } = await answerOf(res)
+        return { error: res.status === 400 ? message : refusal(res.status, message), status: res.status }
+      } catch (error) {
+        return { error: `the fake does not answer (${(error as Error).message})` }
+      }
+    }
+
+    async function run(res: Response, ac: AbortController, f: string) {
+      current?.abort()
+      current = ac
+      currentFilter = f
+      lastMessage = performance.now()
+      setEvents([])
+      let states = 0
+      let ended = false
+      try {
+        for await (const m of sseMessages(res)) {
+          if (ac.signal.aborted) return
+          lastMessage = performance.now()
+          if (m.event === 'state') {
+            states++
+            const s = JSON.parse(m.data) as State
+            setState(s)
+            setReceived(performance.now())
+            if (!live) setLink({ kind: 'live', since: performance.now() })
+            live = true
+            failures = 0
+            // The fake sends the next state once this one is acknowledged: never more than one behind.
+            if (s.feed !== undefined) {
+              void fetch('/_dockside/live/ack', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ feed: s.feed, seq: s.seq }) }).catch(() => {})
+            }
+          } else if (m.event === 'events') {
+            const fresh = (JSON.parse(m.data) as EventFrame[]).reverse()
+            setEvents((old) => [...fresh, ...old].slice(0, EVENTS_KEPT))
+          } else if (m.event === 'skipped') {
+            const n = (JSON.parse(m.data) as { events: number }).events
+            setEvents((old) => [{ skipped: n }, ...old].slice(0, EVENTS_KEPT))
+          }
+        }
+        ended = true
+      } catch {
+        // The connection broke (or was replaced: checked below).
+      }
+      if (ac.signal.aborted || stopped) return
+      // The fake ends the feed cleanly only when it is reset (or closed): the new fake is asked at once. A broken
+      // connection, or a feed that ended before its first state, backs off.
+      if (ended && states > 0) down('the fake was reset or closed; reconnecting', 0)
+      else down('the connection to the fake was lost', backoff())
+    }
+
+    async function connect() {
+      const f = currentFilter
+      const opened = await open(f)
+      if (stopped) return 'ac' in opened && opened.ac.abort()
+      if ('error' in opened) {
+        // A filter the fake refuses (one from the address, or one the fake no longer takes): said, and dropped.
+        if (opened.status === 400 && f) {
+          setFilterError(opened.error)
+          setFilter((currentFilter = ''))
+          return void connect()
+        }
+        return down(opened.error, backoff())
+      }
+      void run(opened.res, opened.ac, f)
+    }
+
+    // A new filter is tried first: a filter the fake refuses leaves the feed (and its filter) as it was.
+    apply.current = (f: string) => {
+      void open(f).then((opened) => {
+        if (stopped) return 'ac' in opened && opened.ac.abort()
+        if ('error' in opened) return setFilterError(opened.error)
+        setFilterError('')
+        setFilter(f)
+        const q = new URLSearchParams(location.search)
+        if (f) q.set('filters', f)
+        else q.delete('filters')
+        history.replaceState(null, '', `${location.pathname}${q.toString() ? `?${q}` : ''}`)
+        void run(opened.res, opened.ac, f)
+      })
+    }
+
+    const watchdog = setInterval(() => {
+      if (live && performance.now() - lastMessage > SILENT_MS) {
+        current?.abort()
+        down(`no data from the fake for ${SILENT_MS / 1000} s`, 0)
+      }
+    }, 1000)
+    void connect()
+    // Leaving the page ends the feed at once (the server sees the client go, the browser logs no cut stream).
+    const leave = () => {
+      stopped = true
+      current?.abort()
+      clearTimeout(timer)
+    }
+    addEventListener('pagehide', leave)
+    return () => (leave(), clearInterval(watchdog), removeEventListener('pagehide', leave))
+  }, [])
+
+  return { state, received, events, filter, filterError, link, applyFilter: (f: string) => apply.current(f) }
+}
+
+function Banner(p: { link: Link; state: State }) {
+  const away = Math.round((performance.now() - p.link.since) / 1000)
+  const retry = p.link.retryAt === undefined ? undefined : Math.ceil((p.link.retryAt - performance.now()) / 1000)
+  return html`<div class="banner" role="alert" data-testid="offline">
+    <strong>Not live${away >= 1 ? ` for ${away} s` : ''}:</strong> ${p.link.reason ?? 'connecting to the fake…'}.
+    Everything below is as of ${fmtTime(p.state.clock.nowMs)} UTC on the fake's clock and is not updating${retry !== undefined && retry > 0 ? `; retrying in ${retry} s` : '; reconnecting…'}.
+  </div>`
+}
+
+function App() {
+  const { state, received, events, filter, filterError, link, applyFilter } = useFeed()
   const [log, setLog] = useState<string[]>([])
-  const now = useNow(state?.clock, received)
+  const live = link.kind === 'live'
+  const now = useNow(state?.clock, received, live)
   const stateRef = useRef(state)
   stateRef.current = state
 
-  useEffect(() => {
-    setEvents([])
-    setFilterError('')
-    const url = `/_dockside/live${filter ? `?filters=${encodeURIComponent(filter)}` : ''}`
-    const source = new EventSource(url)
-    // Each connection (the first, or after a reset) starts with the latest events again.
-    source.onopen = () => setEvents([])
-    source.addEventListener('state', (e) => {
-      setState(JSON.parse((e as MessageEvent).data))
-      setReceived(performance.now())
-      setStatus('live')
-    })
-    source.addEventListener('events', (e) => {
-      const fresh = (JSON.parse((e as MessageEvent).data) as EventFrame[]).reverse()
-      setEvents((old) => [...fresh, ...old].slice(0, EVENTS_KEPT))
-    })
-    source.onerror = () => {
-      setStatus('reconnecting…')
-      // A refused filter answers 400 and EventSource gives up: say why.
-      if (source.readyState === EventSource.CLOSED && filter) {
-        fetch(url).then(async (r) => !r.ok && setFilterError((await r.json()).message)).catch(() => {})
-      }
-    }
-    // Leaving the page ends the feed at once (the server sees the client go, the browser logs no cut stream).
-    const leave = () => source.close()
-    addEventListener('pagehide', leave)
-    return () => (source.close(), removeEventListener('pagehide', leave))
-  }, [filter])
+  const act: Act = (label, fn) => {
+    fn().then(
+      (value) => {
+        const v = value as { paused?: unknown; hint?: unknown; now?: unknown; continued?: unknown } | undefined
+        const line =
+          // An advance a pause stopped answers `paused: true` with a `hint` (a clock's answer has `paused` alone).
+          v?.paused === true && typeof v.hint === 'string'
+            ? `⏸ ${label}: ${v.hint}${typeof v.now === 'string' ? ` (clock at ${v.now.slice(11, 19)} UTC)` : ''}`
+            : v?.continued === false
+              ? `✗ ${label}: nothing was paused`
+              : `✓ ${label}`
+        setLog((l) => [line, ...l].slice(0, 5))
+      },
+      (error: Error) => setLog((l) => [`✗ ${label}: ${error.message}`, ...l].slice(0, 5)),
+    )
+  }
+  const actRef = useRef(act)
+  actRef.current = act
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const tag = (e.target as HTMLElement).tagName
       if (tag === 'INPUT' || tag === 'TEXTAREA' || e.ctrlKey || e.metaKey || e.altKey) return
-      if (e.key === 'c' && stateRef.current?.clock.paused) void admin('POST', 'scenario/continue')
+      const clock = stateRef.current?.clock
+      if (e.key === 'c' && clock?.paused && clock.pausedBy === 'step') continueStory(actRef.current)
     }
     addEventListener('keydown', onKey)
     return () => removeEventListener('keydown', onKey)
   }, [])
 
-  const act = (label: string, fn: () => Promise<unknown>) => {
-    fn().then(
-      () => setLog((l) => [`✓ ${label}`, ...l].slice(0, 5)),
-      (error: Error) => setLog((l) => [`✗ ${label}: ${error.message}`, ...l].slice(0, 5)),
-    )
-  }
+  // A short blip (the feed reopening after a reset) freezes the numbers but shows no banner.
+  const showBanner = !live && performance.now() - link.since > 500
+  useEffect(() => void document.body.classList.toggle('stale', state !== undefined && !live), [live, state === undefined])
 
-  if (!state) return html`<main><h1>dockside</h1><p role="status">${status}</p></main>`
+  const status = live ? 'live' : link.kind === 'connecting' ? 'connecting…' : 'disconnected'
+  if (!state) return html`<main><h1>dockside</h1><p role="status" data-testid="status">${status}${link.reason ? `: ${link.reason}` : ''}</p></main>`
   return html`<header>
-      <h1>dockside <span class="muted small">seed ${state.seed} · <span data-testid="status">${status}</span></span></h1>
+      <h1>dockside <span class="muted small">seed ${state.seed} · <span data-testid="status" class=${live ? '' : 'bad'}>${status}</span></span></h1>
       <${ClockBar} state=${state} now=${now} act=${act} />
     </header>
-    <${Captions} state=${state} />
+    ${showBanner && html`<${Banner} link=${link} state=${state} />`}
+    <${Captions} state=${state} act=${act} />
     <p class="actions-log" role="log" aria-live="polite" aria-label="Results of your actions">${log.map((l) => html`<span>${l}</span>`)}</p>
     <main class="grid">
-      <${Containers} state=${state} events=${events} now=${now} act=${act} />
-      <${Events} events=${events} filter=${filter} setFilter=${setFilter} error=${filterError} />
+      <${Containers} state=${state} now=${now} act=${act} />
+      <${Events} events=${events} filter=${filter} setFilter=${applyFilter} error=${filterError} />
       <${Pushes} state=${state} />
       <${Faults} state=${state} act=${act} />
       <${Clients} state=${state} />

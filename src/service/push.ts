@@ -219,7 +219,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       deps.journal.record('push.failed', { repository, registry: host, fault: f.kind, layersDone, bytes })
       if (f.kind === 'stall') {
         // Not over while the client still waits on the open stream: the board shows it stalled, then how it ended.
-        const stalled = `stalled by an injected fault after ${layersDone} layers`
+        const stalled = `stalled by an injected fault after ${layersDone} layer${layersDone === 1 ? '' : 's'}`
         track?.stall(`${stalled}: no more output until the client gives up`)
         yield handOn(chunk)
         // Silence until the client leaves, or the fake is reset or closed (or its server closes): then, to a client still
@@ -229,7 +229,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
         track?.end('cancelled', `${stalled}; ${req.halt?.aborted ? "the fake's server closed" : 'the fake was reset or closed'}`)
         return yield interrupted(tag)
       }
-      track?.end('failed', `${f.kind === 'truncate' ? 'truncated mid-line' : 'connection reset'} by an injected fault after ${layersDone} layers`)
+      track?.end('failed', `${f.kind === 'truncate' ? 'truncated mid-line' : 'connection reset'} by an injected fault after ${layersDone} layer${layersDone === 1 ? '' : 's'}`)
       if (f.kind === 'truncate') {
         // Half of the last line goes out: when that is a layer's `Pushed` line, the layer was never reported pushed.
         const last = landing.at(-1)

@@ -51,8 +51,8 @@ describe('a stalled push on the board', () => {
       return push.state !== 'stalled'
     })
     const states = messages.filter((m) => m.event === 'state').map((m) => pushesOf(m)[0])
-    expect(states[0]).toMatchObject({ repository: 'localhost:5000/app', state: 'stalled', error: 'stalled by an injected fault after 1 layers: no more output until the client gives up' })
-    expect(states.at(-1)).toMatchObject({ state: 'cancelled', error: 'stalled by an injected fault after 1 layers; the client gave up' })
+    expect(states[0]).toMatchObject({ repository: 'localhost:5000/app', state: 'stalled', error: 'stalled by an injected fault after 1 layer: no more output until the client gives up' })
+    expect(states.at(-1)).toMatchObject({ state: 'cancelled', error: 'stalled by an injected fault after 1 layer; the client gave up' })
     expect(states.map((s) => s.state)).not.toContain('failed')
     expect(await body).toBe('aborted')
   })

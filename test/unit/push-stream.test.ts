@@ -241,7 +241,7 @@ describe('startPush', () => {
     expect(svc.journal.ofType('push.failed')).toStrictEqual([
       { seq: 2, time: svc.clock.startedAt + 200, type: 'push.failed', repository: 'localhost:5000/app', registry: 'localhost:5000', fault: 'reset', layersDone: 1, bytes: 250 },
     ])
-    expect(svc.pushes.list()[0]).toMatchObject({ state: 'failed', error: 'connection reset by an injected fault after 1 layers' })
+    expect(svc.pushes.list()[0]).toMatchObject({ state: 'failed', error: 'connection reset by an injected fault after 1 layer' })
     expect(svc.registries.get('localhost:5000').tags).toEqual([])
   })
 

@@ -1,17 +1,13 @@
 // The dashboard behind an admin token, in Chromium: opening /_dockside/ui?token= once lands on the URL without the
 // token, and the page, its live feed and its buttons (admin API calls) work with the cookie the fake set; a second
 // tab of the same browser needs no token. docs/security.md#the-dashboard-with-an-admin-token
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium, type BrowserContext } from 'playwright-core'
+import { rmSync } from 'node:fs'
+import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { ensureUiBuilt } from './support'
+import { ensureUiBuilt, noChromium, openChromium } from './support'
 
-const CHROMIUM = '/usr/bin/chromium'
-const skip = skipUnless(hasCommand(CHROMIUM), "Debian's Chromium", 'apt-get install chromium')
+const skip = noChromium
 
 describe.skipIf(skip)('the dashboard with an admin token, in Chromium', () => {
   let context: BrowserContext
@@ -20,13 +16,7 @@ describe.skipIf(skip)('the dashboard with an admin token, in Chromium', () => {
 
   beforeAll(async () => {
     ensureUiBuilt()
-    profile = mkdtempSync(join(tmpdir(), 'dockside-dashboard-token-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 800 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    ;({ context, profile } = await openChromium('dockside-dashboard-token-'))
   })
   afterAll(async () => {
     await context?.close()

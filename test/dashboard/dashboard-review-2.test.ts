@@ -2,18 +2,14 @@
 // the server knows (fault schedules, container history whatever the filter, open connections), never queues states
 // behind a slow reader, and the page shows when it is not live, why, and reconnects. Each test drives the page in
 // Chromium or reads GET /_dockside/live as a client, as test/dashboard/dashboard.test.ts and admin-live.test.ts do.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { rmSync } from 'node:fs'
+import type { BrowserContext, Page } from 'playwright-core'
 import WebSocket from 'ws'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside, type DocksideOptions } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { ensureUiBuilt, readSse } from './support'
+import { ensureUiBuilt, readSse, noChromium, openChromium } from './support'
 
-const CHROMIUM = '/usr/bin/chromium'
-const skip = skipUnless(hasCommand(CHROMIUM), "Debian's Chromium", 'apt-get install chromium')
+const skip = noChromium
 
 interface Snapshot {
   seq: number
@@ -199,13 +195,7 @@ describe.skipIf(skip)('the page in Chromium', () => {
   let expected: RegExp[] = []
 
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'dockside-dashboard-review-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 800 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    ;({ context, profile } = await openChromium('dockside-dashboard-review-'))
     page = context.pages()[0] ?? (await context.newPage())
     page.on('console', (m) => m.type() === 'error' && !expected.some((re) => re.test(m.text())) && problems.push(`console: ${m.text()}`))
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))

@@ -1,19 +1,16 @@
 // The dashboard in a real browser: Debian's Chromium driven by playwright-core (never a downloaded browser).
 // Each test acts as a user would (clicks, keys) or as the fake's other clients do (the admin API, a push, a
 // websocket), and checks what the page shows and what the fake did. Screenshots go to docs/dashboard/*.png.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import WebSocket from 'ws'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, loadScenario, type Dockside, type DocksideOptions } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
 import { root } from '../support/cli'
-import { ensureUiBuilt } from './support'
+import { ensureUiBuilt, noChromium, openChromium } from './support'
 
-const CHROMIUM = '/usr/bin/chromium'
-const skip = skipUnless(hasCommand(CHROMIUM), "Debian's Chromium", 'apt-get install chromium')
+const skip = noChromium
 // Screenshots go to .tmp/ (so a test run leaves the checkout clean); DOCKSIDE_SCREENSHOTS=update writes the ones
 // docs/dashboard.md shows.
 const SHOTS = join(root, process.env.DOCKSIDE_SCREENSHOTS === 'update' ? 'docs/dashboard' : '.tmp/screenshots')
@@ -29,13 +26,7 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
   beforeAll(async () => {
     ensureUiBuilt()
     mkdirSync(SHOTS, { recursive: true })
-    profile = mkdtempSync(join(tmpdir(), 'dockside-dashboard-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 800 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    ;({ context, profile } = await openChromium('dockside-dashboard-'))
     page = context.pages()[0] ?? (await context.newPage())
     page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`))
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))

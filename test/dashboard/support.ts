@@ -1,7 +1,27 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { chromium, type BrowserContext } from 'playwright-core'
+import { hasCommand, skipUnless } from '../clients/support/clients'
 import { root } from '../support/cli'
+
+/** Debian's Chromium, driven by playwright-core; never a downloaded browser. */
+export const CHROMIUM = '/usr/bin/chromium'
+/** Why the Chromium tests skip outside CI (in CI, .ci/run installs it and they never skip). */
+export const noChromium = skipUnless(hasCommand(CHROMIUM), "Debian's Chromium", 'apt-get install chromium')
+
+/** Chromium with a fresh profile (a folder under the OS temp dir, named by `prefix`): remove `profile` when done. */
+export async function openChromium(prefix: string): Promise<{ context: BrowserContext; profile: string }> {
+  const profile = mkdtempSync(join(tmpdir(), prefix))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+  return { context, profile }
+}
 
 /** The dashboard's built files (dist/ui), which the fake serves at /_dockside/ui. */
 export const uiDir = join(root, 'dist/ui')

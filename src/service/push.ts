@@ -101,6 +101,10 @@ function pushingLine(layer: Layer, current: number): string {
   return `{"status":"Pushing","progressDetail":{"current":${current}${parts[0]}${barOf(current, layer.size)}${humanSize(current).padStart(8)}${parts[1]}`
 }
 /** An error line after the stream started: both fields, or real clients miss it. */
+/** The error line of a push the fake stopped serving while its client still read: a reset or close, or its server closing. */
+export const interruptedLine = (ref: string, by: 'reset' | 'server') =>
+  errorLine(`push of ${ref} interrupted: ${by === 'server' ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
+
 export const errorLine = (message: string) => `{"errorDetail":{"message":${JSON.stringify(message)}},"error":${JSON.stringify(message)}}\n`
 
 const CONCURRENCY = 5
@@ -177,8 +181,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
   /** Who ended a push that stopped before its tag: its client leaving, a reset or close of the fake, or its server closing. */
   const endedBy = (): 'client' | 'reset' | 'server' => (req.signal.aborted ? 'client' : req.halt?.aborted ? 'server' : 'reset')
   /** The error line of a push the fake stopped serving (a reset, a close, its server closing) while its client waited. */
-  const interrupted = (tag: string) =>
-    errorLine(`push of ${repository}:${tag} interrupted: ${req.halt?.aborted ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
+  const interrupted = (tag: string) => interruptedLine(`${repository}:${tag}`, req.halt?.aborted ? 'server' : 'reset')
 
   async function* run(): AsyncGenerator<string> {
     // A port no registry can listen on (`r1:99999/app` parses as a reference): the daemon fails to dial it, after the

@@ -32,6 +32,10 @@ export interface FaultHandle {
   readonly fired: number
   /** How many times it matched (fired or not). */
   readonly matched: number
+  /** How many times it fires in all, as set now (its `times`, `refuse`, `times()` or `persist()`); Infinity: every time. */
+  readonly limit: number
+  /** Its window of clock time, ms since the clock's start: from `fromMs`, until before `untilMs` (Infinity: no end). */
+  readonly window: { readonly fromMs: number; readonly untilMs: number }
   /** Sets how many times the rule fires. */
   times(n: number): FaultHandle
   /** Makes the rule fire every time it matches. */
@@ -201,6 +205,8 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
         state,
         get fired() { return state.fired },
         get matched() { return state.matched },
+        get limit() { return state.times },
+        window: { fromMs: state.fromMs, untilMs: state.untilMs },
         times(n: number) {
           if (!(n === Infinity || (Number.isInteger(n) && n >= 1))) throw new FieldError('times', 'must be a whole number of times >= 1, or Infinity; use remove() to stop a rule', 'fault rule')
           state.times = n

@@ -1,7 +1,6 @@
 // The dashboard's side of the admin API: the live feed (server-sent events), clock pause/resume/speed, a scenario's
 // continue, and the dashboard's own files. Everything the dashboard *does* goes through the documented admin routes.
 import { InvalidInputError, NotFoundError } from '../service/errors'
-import { windowOf } from '../faults/rule'
 import { compileFilters, parseFilters } from '../service/filters'
 import type { Service } from '../service/service'
 import type { SocketHub } from './events'
@@ -60,16 +59,12 @@ export const clockJson = (svc: Service) => {
 type FaultEntry = ReturnType<Service['faults']['list']>[number]
 
 /**
- * A rule's effective schedule: how many times it fires (its own `times`, else its action's default: `latency` always,
- * `refuse: N` N times, the rest once; `handle.times(n)`/`persist()` change it later) and its window of clock time, as
- * the plan keeps them (the plan's entry carries `state`; a rule from elsewhere falls back to the rule's own fields).
+ * A rule's effective schedule, as the plan keeps it: how many times it fires (its own `times`, else its action's
+ * default: `latency` always, `refuse: N` N times, the rest once; `handle.times(n)`/`persist()` change it later) and its
+ * window of clock time.
  */
 function scheduleOf(f: FaultEntry): { times: number; fromMs: number; untilMs: number } {
-  const kept = (f as FaultEntry & { state?: { times?: unknown; fromMs?: unknown; untilMs?: unknown } }).state
-  if (kept && typeof kept.times === 'number' && typeof kept.fromMs === 'number' && typeof kept.untilMs === 'number') return { times: kept.times, fromMs: kept.fromMs, untilMs: kept.untilMs }
-  const rule = f.rule
-  const times = rule.refuse ?? (rule.times === 'always' ? Infinity : (rule.times ?? (rule.latency !== undefined ? Infinity : 1)))
-  return { times, ...windowOf(rule) }
+  return { times: f.limit, ...f.window }
 }
 
 /**

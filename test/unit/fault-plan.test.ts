@@ -15,6 +15,17 @@ describe('the fault plan', () => {
     expect(fake.journal.ofType('fault.add').map((e) => e.rule)).toEqual(['rule-1', 'mine', 'rule-2'])
   })
 
+  it("a handle's limit and window are the schedule the plan keeps (the defaults by action, times(), persist())", async () => {
+    await using fake = createDockside()
+    const once = fake.faults.add({ on: 'events', drop: true, from: '1s', until: '2m' })
+    const latency = fake.faults.add({ on: 'events', latency: { connect: 10 } })
+    const refuse = fake.faults.add({ on: 'events', refuse: 3 })
+    expect([once.limit, latency.limit, refuse.limit]).toEqual([1, Infinity, 3])
+    expect([once.window, latency.window]).toEqual([{ fromMs: 1000, untilMs: 120_000 }, { fromMs: 0, untilMs: Infinity }])
+    expect(once.times(4).limit).toBe(4)
+    expect(refuse.persist().limit).toBe(Infinity)
+  })
+
   it("the caller's rule object is neither kept nor changed", async () => {
     await using fake = createDockside()
     const input = { on: 'events' as const, refuse: 1, match: { client: 'c' } }

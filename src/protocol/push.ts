@@ -2,7 +2,7 @@ import type { FaultAction, FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
 import { pushReferenceProblem } from '../service/images'
 import { registryHost } from '../service/registries'
-import { interruptedLine, PushReset, pushedByIdProblem, pushTarget, startPush, type PushTarget } from '../service/push'
+import { interruptedLine, pushEndedBy, PushReset, pushedByIdProblem, pushTarget, startPush, type PushTarget } from '../service/push'
 import { familiarName } from './docker-images'
 import { connectLatency, findAction as find, refusalResponse } from './faults'
 import { jsonError } from './http'
@@ -41,7 +41,7 @@ async function* dribbled(svc: Service, split: SplitSignal, target: PushTarget, l
         if (line === '') continue
         const ms = d.lineMs + svc.faults.jitter(dribble.rule.id, d.jitterMs, 'dribble')
         if (!(await svc.clock.sleep(ms, wait, 'wait'))) {
-          const by = split.client.aborted ? 'client' : split.halt?.aborted ? 'server' : 'reset'
+          const by = pushEndedBy(split.client, split.halt)
           svc.journal.record('push.cancelled', { repository: target.repository, tag: target.tag, registry: registryHost(target.repository), by })
           if (by !== 'client') yield interruptedLine(target.ref, by)
           return

@@ -101,6 +101,10 @@ function pushingLine(layer: Layer, current: number): string {
   return `{"status":"Pushing","progressDetail":{"current":${current}${parts[0]}${barOf(current, layer.size)}${humanSize(current).padStart(8)}${parts[1]}`
 }
 /** An error line after the stream started: both fields, or real clients miss it. */
+/** Who ended a push that stopped before its tag: its client leaving (`signal`), its server closing (`halt`), else a reset or close of the fake. */
+export const pushEndedBy = (signal: AbortSignal, halt: AbortSignal | undefined): 'client' | 'reset' | 'server' =>
+  signal.aborted ? 'client' : halt?.aborted ? 'server' : 'reset'
+
 /** The error line of a push the fake stopped serving while its client still read: a reset or close, or its server closing. */
 export const interruptedLine = (ref: string, by: 'reset' | 'server') =>
   errorLine(`push of ${ref} interrupted: ${by === 'server' ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
@@ -179,7 +183,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
   /** What a step waits on besides the fake's lifetime: the client leaving, and the way in halting the push. */
   const waitSignal = req.halt ? AbortSignal.any([req.signal, req.halt]) : req.signal
   /** Who ended a push that stopped before its tag: its client leaving, a reset or close of the fake, or its server closing. */
-  const endedBy = (): 'client' | 'reset' | 'server' => (req.signal.aborted ? 'client' : req.halt?.aborted ? 'server' : 'reset')
+  const endedBy = () => pushEndedBy(req.signal, req.halt)
   /** The error line of a push the fake stopped serving (a reset, a close, its server closing) while its client waited. */
   const interrupted = (tag: string) => interruptedLine(`${repository}:${tag}`, req.halt?.aborted ? 'server' : 'reset')
 

@@ -84,7 +84,7 @@ export interface FaultPlan {
    * Every fault that applies, one per phase: a `reply` ends the search (it is all that happens);
    * otherwise the first `latency` and the first stream action (close, drop, error, reset...) each fire.
    */
-  decideAll(site: FaultSite, context?: FaultContext): FaultDecision[]
+  decideAll(site: FaultSite, context?: FaultContext): readonly FaultDecision[]
   /** A seeded jitter draw in [0, maxMs), journaled with the rule and purpose. */
   jitter(rule: string, maxMs: number, purpose: string): number
 }
@@ -103,6 +103,9 @@ function freeId(counter: number, taken: (id: string) => boolean): [string, numbe
   while (taken(id))
   return [id, n]
 }
+
+/** What decideAll answers when the plan has no rules: one empty list for every request (nobody writes to it). */
+const NO_DECISIONS: readonly FaultDecision[] = Object.freeze([])
 
 export function createFaultPlan(deps: { journal: Journal; random: RandomSource; elapsed: () => number; check?: SchemaCheck }): FaultPlan {
   let rules: Entry[] = []
@@ -275,6 +278,8 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
       return undefined
     },
     decideAll(site, context = {}) {
+      // No rules (the usual case): nothing to decide, nothing allocated.
+      if (rules.length === 0) return NO_DECISIONS
       const now = deps.elapsed()
       // Every applicable rule counts this request as a match, whatever else happens to it,
       // so `after: 2` means "from the 3rd matching request on".

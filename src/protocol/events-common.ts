@@ -149,7 +149,7 @@ export const clientKey = (req: ProtoRequest, q: EventsQuery) => q.client ?? req.
  * Counts a connect attempt of an events client, then applies the rate limit and fault replies:
  * the client's delivery key, the refusal to answer (undefined to serve) and the faults decided for it.
  */
-export function admit(svc: Service, req: ProtoRequest, target: Target, q: EventsQuery): { key: string; response?: ProtoResponse & { body: string }; decisions: FaultDecision[] } {
+export function admit(svc: Service, req: ProtoRequest, target: Target, q: EventsQuery): { key: string; response?: ProtoResponse & { body: string }; decisions: readonly FaultDecision[] } {
   const key = svc.deliveries.identify({ client: q.client, filters: q.filter.filters, address: req.remoteAddress })
   const reconnect = svc.deliveries.known(key)
   svc.deliveries.attempt(key, q.filter.filters, req.signal)

@@ -1,6 +1,7 @@
 // `GET /events/ws`: refuse before the upgrade, or accept and stream one text frame per event.
 import type { ServiceEvent, Subscriber, TimeFormat } from '../service/events'
 import type { CompiledFilter } from '../service/filters'
+import type { FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
 import { connectLatency, findAction as find, untilAborted } from './faults'
@@ -11,7 +12,7 @@ import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow,
 import { clampCloseReason, createHub, type LiveSocket } from './socket-hub'
 
 /** `GET /events/ws`: refuse before the upgrade, or accept and stream frames. */
-export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, target: Target, limits: ProtocolLimits = resolveLimits()): Promise<UpgradeResult> {
+export function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, target: Target, limits: ProtocolLimits = resolveLimits()): UpgradeResult | Promise<UpgradeResult> {
   let q: EventsQuery
   try {
     q = parseEventsQuery(req, target)
@@ -20,12 +21,25 @@ export async function eventsUpgrade(svc: Service, hub: ReturnType<typeof createH
   }
   const { key, response, decisions } = admit(svc, req, target, q)
   if (response) return { kind: 'reject', response }
-  if (!(await connectLatency(svc, decisions, req.signal))) return { kind: 'reject', response: jsonError(503, 'the client went away during injected connect latency') }
+  // Without a fault that waits (connect latency, a stall), the answer is made at once, not through a promise: the
+  // connect path of every client.
+  const waited = connectLatency(svc, decisions, req.signal)
+  if (waited !== true || find(decisions, 'stall')) return waitThenAccept(svc, hub, req, q, key, decisions, waited, limits)
+  return accept(svc, hub, req, q, key, decisions, limits)
+}
+
+/** {@link eventsUpgrade} after an injected connect latency, or never (a stall). */
+async function waitThenAccept(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, q: EventsQuery, key: string, decisions: readonly FaultDecision[], waited: boolean | Promise<boolean>, limits: ProtocolLimits): Promise<UpgradeResult> {
+  if (!(await waited)) return { kind: 'reject', response: jsonError(503, 'the client went away during injected connect latency') }
   if (find(decisions, 'stall')) {
     // The handshake is never answered: the client's connect timeout is what gets tested.
     await untilAborted(req.signal, svc.clock.lifetime)
     return { kind: 'reject', response: jsonError(503, 'stalled by an injected fault') }
   }
+  return accept(svc, hub, req, q, key, decisions, limits)
+}
+
+function accept(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, q: EventsQuery, key: string, decisions: readonly FaultDecision[], limits: ProtocolLimits): UpgradeResult {
   const ending = find(decisions, 'close') ?? find(decisions, 'drop')
   const latency = find(decisions, 'latency')
   // The open socket keeps what it names alive for the connection's life: the signal, not the whole request.

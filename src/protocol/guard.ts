@@ -271,9 +271,11 @@ export async function guardAdmin(req: ProtoRequest, fakeAccess: AccessOptions): 
 
 /** Decides an events websocket upgrade's Origin: any, unless `allowedOrigins` is set; then only those, the fake's own, and none (non-browser clients). */
 export function guardUpgrade(req: ProtoRequest, fakeAccess: AccessOptions): Refusal | undefined {
-  const access = effective(fakeAccess, req.served)
+  // No Origin (a client that is not a browser): nothing to check, and no options merged for it.
   const origin = req.headers.origin
-  if (access.allowedOrigins === undefined || origin === undefined) return undefined
+  if (origin === undefined) return undefined
+  const access = effective(fakeAccess, req.served)
+  if (access.allowedOrigins === undefined) return undefined
   // A listed origin, or the fake's own: a loopback origin on the served port, or the origin of the request's Host when
   // that Host names the fake (a page that reached it through DNS rebinding sends its own domain as both Host and
   // Origin: the admin API's Host check, here too).

@@ -9,7 +9,7 @@ import { BodyTooLargeError, HEADER_OVERFLOW_MESSAGE, headerOverflow, resolveLimi
 import { createOverrides, type OverrideStore } from './overrides'
 import { pushRoute } from './push'
 import { createRequestLog, type RequestLog } from './requests'
-import { checkSignature, type AccessKeys } from './signing'
+import { checkSignature, unverifiedSignature, type AccessKeys } from './signing'
 import type { ProtoRequest, ProtoResponse, UpgradeResult } from './types'
 
 /** What the protocol needs from the fake around it. */
@@ -169,8 +169,10 @@ export function createProtocol(host: ProtocolHost): Protocol {
       if (target.path !== '/events/ws') return { kind: 'not-found', response: jsonError(404, `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.`) }
       // An override may refuse the upgrade with its own answer, delay it, or pass it on.
       let outcome: Awaited<ReturnType<typeof overridden>>
+      // No await unless an override could answer (an await allocates even on a value that is not a promise).
       try {
-        outcome = await overridden(req, target)
+        const looking = overridden(req, target)
+        outcome = looking && (await looking)
       } catch (error) {
         outcome = { id: '(failed)', response: errorResponse(error) }
       }
@@ -190,7 +192,8 @@ export function createProtocol(host: ProtocolHost): Protocol {
       }
       // HYPER-HMAC-SHA256 signed headers: always accepted; verified when access keys are configured.
       const svc = host.service()
-      const signature = await checkSignature({ method: req.method, url: req.url, headers: req.headers, body: '' }, host.accessKeys?.(), svc.clock.now())
+      const keys = host.accessKeys?.()
+      const signature = unverifiedSignature(req.headers, keys) ?? (await checkSignature({ method: req.method, url: req.url, headers: req.headers, body: '' }, keys, svc.clock.now()))
       if (!signature.ok) {
         svc.journal.record('auth.refused', { path: target.path, status: signature.status, reason: signature.message })
         const response = json(signature.status, signature.detail ? { message: signature.message, ...signature.detail } : { message: signature.message })
@@ -198,7 +201,8 @@ export function createProtocol(host: ProtocolHost): Protocol {
         return { kind: 'reject', response }
       }
       if (signature.accessKey) svc.journal.record('auth.signed', { accessKey: signature.accessKey, verified: signature.verified })
-      const result = await eventsUpgrade(host.service(), hub, req, target, limits)
+      const deciding = eventsUpgrade(host.service(), hub, req, target, limits)
+      const result = deciding instanceof Promise ? await deciding : deciding
       record(began, req, target, result.kind === 'reject' ? result.response.status : 101, override, undefined, true)
       return result
     },

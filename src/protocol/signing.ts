@@ -160,19 +160,33 @@ export async function timingSafeEqual(a: string, b: string): Promise<boolean> {
 /** A skew past the 5-minute window, in whole minutes. */
 const fmtSkew = (ms: number) => `${Math.round(Math.abs(ms) / 60_000)} min`
 
+/** The unsigned answer every request gets without an Authorization header: one object, not one per request. */
+const UNSIGNED: SignatureCheck = Object.freeze({ ok: true, accessKey: undefined, verified: false })
+
+/**
+ * {@link checkSignature}'s answer when no access keys are configured (every request accepted, nothing to verify), at
+ * once rather than through a promise: most upgrades are decided without one. `undefined` when keys are configured.
+ */
+export function unverifiedSignature(headers: SignableRequest['headers'], keys: AccessKeys | undefined): SignatureCheck | undefined {
+  if (keys !== undefined && Object.keys(keys).length > 0) return undefined
+  const authorization = headers.authorization
+  if (authorization === undefined) return UNSIGNED
+  return { ok: true, accessKey: AUTH.exec(authorization.trim())?.[1], verified: false }
+}
+
 /**
  * Checks a request's `HYPER-HMAC-SHA256` signature. Without configured keys every request is accepted
  * (signed or not). With keys, an unsigned request, an unknown access key, a date more than 5 minutes from
  * `now`, a body hash that does not match, or a wrong signature is refused.
  */
 export async function checkSignature(req: SignableRequest, keys: AccessKeys | undefined, now: number): Promise<SignatureCheck> {
+  const unverified = unverifiedSignature(req.headers, keys)
+  if (unverified || keys === undefined) return unverified ?? UNSIGNED
   const authorization = req.headers.authorization
-  const configured = keys !== undefined && Object.keys(keys).length > 0
-  const m = authorization === undefined ? null : AUTH.exec(authorization.trim())
-  if (!configured) return { ok: true, accessKey: m?.[1], verified: false }
   if (authorization === undefined) {
     return { ok: false, status: 403, message: 'Missing Authorization header: this fake verifies signed requests (access keys are configured). Sign the request with HYPER-HMAC-SHA256 and send X-Hyper-Date and X-Hyper-Content-Sha256.' }
   }
+  const m = AUTH.exec(authorization.trim())
   if (!m) {
     return {
       ok: false,

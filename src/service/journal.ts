@@ -50,7 +50,8 @@ export function createJournal(now: () => number, limit = JOURNAL_LIMIT): Journal
       // Bounded memory on long-running servers: past the limit the oldest entry goes, counted.
       ring.push(entry)
       ordered = undefined
-      for (const l of listeners) l(entry)
+      // No iterator made when nobody listens (the usual case: this runs several times per connection).
+      if (listeners.size !== 0) for (const l of listeners) l(entry)
       return entry
     },
     subscribe(listener) {

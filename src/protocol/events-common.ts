@@ -111,7 +111,6 @@ export function follow(svc: Service, q: EventsQuery, subscriber: Subscriber, onU
     svc.log.subscribe(subscriber)
     return subscriber
   }
-  const untilMs = Number(q.until / 1_000_000n)
   const now = svc.clock.now()
   // An `until` that is not after now ends the stream at once, after the replay: Docker waits `until - now`, nothing
   // here. A timer of no delay would instead wait for the next advance of a virtual clock (`until` = the clock's time
@@ -121,7 +120,11 @@ export function follow(svc: Service, q: EventsQuery, subscriber: Subscriber, onU
     return () => {}
   }
   const until = q.until
-  const untilTimer = svc.clock.schedule(Math.max(0, untilMs - now), onUntil)
+  // The stream completes when the clock reaches `until`: at the first millisecond at or after it. A timer at the
+  // millisecond that holds a mid-millisecond `until` (its floor) fired before `until` was reached: on a virtual clock
+  // the events of that instant, stamped up to `until` 1 ns apart, came after the close and were never sent.
+  const completeAtMs = Number((until + 999_999n) / 1_000_000n)
+  const untilTimer = svc.clock.schedule(Math.max(0, completeAtMs - now), onUntil)
   const unsubscribe = svc.log.subscribe({
     filter: subscriber.filter,
     deliver: (e) => {

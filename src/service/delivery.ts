@@ -362,10 +362,16 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     t.startNano = since
     t.startUntil = until
   }
-  /** Service ended and no connection is left: a stretch away begins (owed from its start unless `clean`). */
-  const leave = (t: Tracked, now: number, clean: boolean) => {
-    const seq = deps.log.lastSeq
+  /** Service ended and no connection is left: a stretch away begins after `seq` (owed from its start unless `clean`). */
+  const leave = (t: Tracked, now: number, clean: boolean, seq = deps.log.lastSeq) => {
     t.away = clean ? { fromMs: now, fromSeq: seq, clean } : { fromMs: now, fromSeq: seq, clean, backMs: now, backSeq: seq }
+  }
+  /** The seq of the last event stamped at or before `nano` (events are in time order: a walk back from the newest). */
+  const lastSeqThrough = (nano: bigint) => {
+    const events = deps.log.events
+    let i = events.length - 1
+    while (i >= 0 && events[i]!.timeNano > nano) i--
+    return i >= 0 ? events[i]!.seq : deps.log.oldestSeq - 1
   }
   /** The client is trying again: after its own close, what it is owed starts again here (its first attempt since). */
   const comeBack = (t: Tracked, now: number) => {
@@ -668,8 +674,11 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       // Only a close the client asked for ends what it is owed: its own close frame (1006 from the client did not say
       // goodbye), or the server's complete close once the clock reached the `until` it asked for. An attempt already
       // under way means it is not away by choice.
-      const asked = (by === 'client' && code !== 1006) || (by === 'server' && code === 1000 && c.untilNano !== undefined && now >= Number(c.untilNano / 1_000_000n))
-      if (t.connected === 0) leave(t, now, asked && t.pending === undefined)
+      const completed = by === 'server' && code === 1000 && c.untilNano !== undefined && now >= Number(c.untilNano / 1_000_000n)
+      const asked = (by === 'client' && code !== 1006) || completed
+      // A stream that completed at its `until` served the client up to `until`, not up to its close: events stamped
+      // between (a mid-millisecond `until` completes at the next millisecond) were never asked for, and are not owed.
+      if (t.connected === 0) leave(t, now, asked && t.pending === undefined, completed ? lastSeqThrough(c.untilNano!) : undefined)
       if (!busy(t)) touch(t)
       note(t, by === 'drop' ? 'drop' : 'close', `socket ${socket} ${by === 'drop' ? 'dropped (no close frame, 1006)' : `closed by ${by} ${code}${reason ? ` "${reason}"` : ''}`}`)
     },

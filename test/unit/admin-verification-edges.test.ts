@@ -249,6 +249,17 @@ describe('the live feed', () => {
     await it.return?.()
   })
 
+  it('say: "" is a caption of its own: the dashboard shows the last one, so an empty one clears it (scenarios.md)', async () => {
+    const fake = fresh({ scenario: { timeline: [{ at: '1s', say: 'hello' }, { at: '2s', say: '' }] } })
+    const it = await open(fake)
+    await it.next()
+    await it.next()
+    await fake.clock.advance('2s')
+    const [state] = parse((await it.next()).value as string)
+    expect(state.data.captions.map((c: { text: string }) => c.text)).toEqual(['hello', ''])
+    await it.return?.()
+  })
+
   it('ends at once when the page goes away or the fake is reset (no wait for the next beat)', async () => {
     const timers = manualHostTimers()
     const fake = fresh({ clock: { mode: 'virtual', host: timers.host } })

@@ -1,7 +1,7 @@
 import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
 import { parseFilterArgs } from '../service/filters'
 import { parseTimestampNano } from './events-common'
-import { familiarName, splitReference, type Image } from '../service/images'
+import { familiarName, splitReference, tagFormatProblem, type Image } from '../service/images'
 
 export { familiarName }
 import type { Service } from '../service/service'
@@ -24,11 +24,9 @@ function tagsOf(svc: Service, image: Image): string[] {
   return svc.images.list().filter((e) => e.image === image).map((e) => `${e.repository}:${e.tag}`)
 }
 
-/** Digests the registries hold for this image, as `repo@sha256:...`. */
+/** The `repo@sha256:...` references pushes recorded for this image, whatever its tags are now. */
 function digestsOf(svc: Service, image: Image): string[] {
-  const out = new Set<string>()
-  for (const r of svc.registries.list()) for (const t of r.tags) if (t.digest === image.manifestDigest) out.add(`${t.repository}@${t.digest}`)
-  return [...out]
+  return svc.images.digests().filter((d) => d.image === image).map((d) => `${d.repository}@${d.digest}`)
 }
 
 /**
@@ -43,9 +41,9 @@ export const resolveImage = (svc: Service, raw: string): Image | undefined => lo
 function lookup(svc: Service, ref: string): Image | undefined {
   const at = ref.indexOf('@')
   if (at < 0) return svc.images.resolve(ref)
-  const wanted = `${splitReference(ref.slice(0, at)).repository}${ref.slice(at)}`
-  for (const { image } of svc.images.list()) if (digestsOf(svc, image).includes(wanted)) return image
-  return undefined
+  const repository = splitReference(ref.slice(0, at)).repository
+  const digest = ref.slice(at + 1)
+  return svc.images.digests().find((d) => d.repository === repository && d.digest === digest)?.image
 }
 
 function resolveOrThrow(svc: Service, raw: string): { ref: string; image: Image } {
@@ -179,12 +177,13 @@ function referenceGlob(p: string) {
 /**
  * Docker's `filters` of `GET /images/json` (`docker images --filter`, daemon/images/image_list.go): `reference`
  * (REPO[:TAG] with `*` globs), `dangling`, `label`, `before`/`since` (an image, the last one given) and `until` (a
- * timestamp). Every image of the fake is tagged and has no labels, so `dangling=true` and any `label` match none.
+ * timestamp). `dangling=true` keeps the images with no tag, named by the digests pushes recorded for them alone; the
+ * fake's images have no labels, so any `label` matches none.
  * Like Docker's `Args.Get`, an object's keys count whatever their booleans (`{"reference":{"nginx":false}}` is nginx),
  * except for `dangling`, read as Docker's `GetBoolOrDefault` reads it. Unknown names and values Docker refuses are a
  * 400 naming what is allowed. `image` selects images; `reference` selects which of an image's tags and digests match.
  */
-function imageFilter(svc: Service, raw: string | undefined): { image: (image: Image) => boolean; reference: (ref: string) => boolean } {
+function imageFilter(svc: Service, raw: string | undefined): { image: (image: Image) => boolean; reference: (ref: string) => boolean; danglingOnly: boolean } {
   const args = {
     names: IMAGE_FILTER_NAMES,
     unknown: (name: string) => `invalid filter '${name}': GET /images/json takes the filters ${IMAGE_FILTER_NAMES.join(', ')}.`,
@@ -209,32 +208,35 @@ function imageFilter(svc: Service, raw: string | undefined): { image: (image: Im
   }
   const before = bound('before')
   const since = bound('since')
-  // Never dangling (an image of the fake always has a tag), never labelled.
-  if (danglingOnly || f.label) return { image: () => false, reference: () => false }
+  // Never labelled.
+  if (f.label) return { image: () => false, reference: () => false, danglingOnly }
   const patterns = (f.reference ?? []).map((v) => referenceGlob(familiarName(v)))
   // Docker's reference.FamiliarMatch: the whole reference (`repo:tag`, `repo@sha256:...`), else its repository.
   const reference = (ref: string) => patterns.length === 0 || patterns.some((p) => p.test(ref) || p.test(splitReference(ref).repository))
   const image = (i: Image) => (before === undefined || i.created < before) && (since === undefined || i.created > since) && until.every((u) => i.created < u)
-  return { image, reference }
+  return { image, reference, danglingOnly }
 }
 
 /**
- * `GET /images/json`, as daemon/images/image_list.go lists: an image shows when one of its references, a tag or a
- * digest, matches the `reference` filter, with only the matching ones (`docker images REPO` prints a row for each
- * repository they name), newest first.
+ * `GET /images/json`, as daemon/images/image_list.go lists: every image with a tag or a pushed digest (one whose pushed
+ * tag moved on is listed by its digest, with no tags: dangling), when one of its references matches the `reference`
+ * filter, with only the matching ones (`docker images REPO` prints a row for each repository they name), newest first.
+ * `dangling=true` drops an image with a matching tag, as the daemon does.
  */
 function listImages(svc: Service, filters: string | undefined): ProtoResponse {
   const filter = imageFilter(svc, filters)
   const seen = new Set<Image>()
   const out = []
-  for (const { image } of svc.images.list()) {
+  for (const { image } of [...svc.images.list(), ...svc.images.digests()]) {
     if (seen.has(image)) continue
     seen.add(image)
     if (!filter.image(image)) continue
     const s = summary(svc, image)
     const RepoTags = s.RepoTags.filter(filter.reference)
     const RepoDigests = s.RepoDigests.filter(filter.reference)
-    if (RepoTags.length > 0 || RepoDigests.length > 0) out.push({ ...s, RepoDigests, RepoTags })
+    if (RepoTags.length === 0 && RepoDigests.length === 0) continue
+    if (filter.danglingOnly && RepoTags.length > 0) continue
+    out.push({ ...s, RepoDigests, RepoTags })
   }
   return json(200, out.sort((a, b) => b.Created - a.Created))
 }
@@ -256,6 +258,9 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
     const tag = target.query.get('tag') || undefined
     if (!repo) return json(400, { message: 'POST /images/{name}/tag needs a "repo" query parameter, e.g. ?repo=localhost:5000/team/app&tag=1.0.' })
     if (repo.includes('@')) return json(400, { message: `cannot import digest reference: "repo" ${JSON.stringify(sent)} holds a digest; a tag names a repository and a tag, e.g. ?repo=localhost:5000/team/app&tag=1.0.` })
+    // reference.WithTag's "invalid tag format", not a repository cut at the tag's colon (`x/app:sha256`).
+    const badTag = tag === undefined ? undefined : tagFormatProblem(tag)
+    if (badTag) return json(400, { message: badTag })
     const { repository, tag: inRepo } = splitReference(repo)
     if (repository === 'sha256') return json(400, { message: `refusing to create an ambiguous tag using digest algorithm as name: "repo" may not be "sha256" (it reads as an image id); choose another repository name.` })
     const { ref, image } = resolveOrThrow(svc, decode(it[1]))

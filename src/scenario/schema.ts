@@ -69,7 +69,7 @@ const HINTS = new Map<unknown, string>([
   [schema, '; and any key starting with "x-" (ignored: a holder of YAML anchors, as in compose files)'],
 ])
 /** What a string that does not match a pattern is told, instead of the pattern itself. */
-const PATTERNS = new Map<unknown, string>([[defs.registry.properties!.host, 'must be a registry host: host or host:port (host of [a-zA-Z0-9.-], neither part empty, a port from 1 to 65535), e.g. "localhost:5000"']])
+const PATTERNS = new Map<unknown, string>([[defs.registry.properties!.host, 'must be a registry host: host or host:port (host of [a-zA-Z0-9.-] or an IPv6 address in brackets, neither part empty, a port from 1 to 65535), e.g. "localhost:5000" or "[::1]:5000"']])
 
 const TYPE_NAMES: Record<string, string> = { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'a boolean', object: 'an object', array: 'a list', null: 'null' }
 

@@ -36,14 +36,24 @@ export interface Images {
   tag(source: string, target: string): Image
   /**
    * The image a `repo:tag` reference (or image id prefix) points at, or undefined. A `repo@sha256:...` reference is the
-   * image of that repository with that manifest digest (a tag beside the digest is ignored, as the daemon ignores it).
+   * image with that manifest digest that a push recorded for that repository, whatever its tags are now, or one
+   * tagged in that repository (a tag beside the digest is ignored, as the daemon ignores it).
    */
   resolve(ref: string): Image | undefined
   /** Tags of a repository, in the order they were created. */
   tagsOf(repository: string): string[]
   /** Every `repo:tag` with its image. */
   list(): { repository: string; tag: string; image: Image }[]
-  /** Removes a `repo:tag` reference (a digest reference is refused: the fake keeps none to remove). */
+  /**
+   * Every `repo@sha256:...` a push recorded (an image's RepoDigests), with its image: image by image, each in the order
+   * pushed. Kept when the pushed tag moves to another image, as the daemon keeps it: that image is then dangling, named
+   * by its digest alone.
+   */
+  digests(): { repository: string; digest: string; image: Image }[]
+  /**
+   * Removes a `repo:tag` reference (a digest reference is refused). The image's digests in that repository go with
+   * its last tag there, as `docker rmi` removes them.
+   */
   untag(ref: string): void
   clear(): void
 }
@@ -72,8 +82,34 @@ export function splitReference(ref: string): { repository: string; tag: string |
   return { repository, tag: repository.length < ref.length ? ref.slice(repository.length + 1) : undefined }
 }
 
-const REPO = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/
+const PATH = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*'
+/**
+ * A repository: path components, the first of which may be a host with a port, or a bracketed IPv6 registry host
+ * (`[::1]:5000/app`: hex and colons, no zone, an optional port) before a path, as docker/distribution's reference
+ * grammar has it.
+ */
+const REPO = new RegExp(`^(?:\\[[a-fA-F0-9:]+\\](?::[0-9]+)?\\/${PATH}|[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?)(?:\\/${PATH})*$`)
 const TAG = /^[\w][\w.-]{0,127}$/
+
+/** Why `tag` is not a tag (reference.WithTag's "invalid tag format"), naming what a tag may contain; undefined when it is one. */
+export function tagFormatProblem(tag: string): string | undefined {
+  if (TAG.test(tag)) return undefined
+  return `invalid tag format ${JSON.stringify(tag)}: a tag may contain [A-Za-z0-9_][A-Za-z0-9_.-]{0,127} (up to 128 letters, digits, "_", "." and "-", not starting with "." or "-"), e.g. "1.0".`
+}
+
+/**
+ * The repositories a completed push recorded each image's manifest digest for (recordPushedDigest), in push order:
+ * the daemon's reference store, which keeps `repo@sha256:...` whatever becomes of the tag pushed. Keyed by image,
+ * since a push reaches the registry with the image, not with the fake's image store.
+ */
+const pushedAs = new WeakMap<Image, Set<string>>()
+
+/** Records that `image` was pushed as `repository` (registries.commit): from now on `repository@<its manifest digest>` names it. */
+export function recordPushedDigest(image: Image, repository: string): void {
+  const set = pushedAs.get(image) ?? new Set<string>()
+  set.add(repository)
+  pushedAs.set(image, set)
+}
 
 const EXAMPLE = 'e.g. "localhost:5000/team/app:1.0"'
 
@@ -129,6 +165,11 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
     }
   }
 
+  const taggedIn = (image: Image, repository: string) => {
+    for (const [key, i] of refs) if (i === image && stripTag(key) === repository) return true
+    return false
+  }
+
   const api: Images = {
     add(name, options = {}) {
       checkNoDigest(name, 'the image name')
@@ -179,10 +220,10 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
       const { repository, tag } = splitReference(ref)
       const at = ref.indexOf('@')
       if (at >= 0) {
-        // By the digest, never by the tag beside it nor a `latest` it does not name: an image of that repository with
-        // that manifest digest (what a push of it reports), else none.
+        // By the digest, never by the tag beside it nor a `latest` it does not name: the image with that manifest digest
+        // (what a push of it reports) that a push recorded for that repository, or one tagged there, else none.
         const digest = ref.slice(at + 1)
-        for (const [key, image] of refs) if (image.manifestDigest === digest && stripTag(key) === repository) return image
+        for (const image of images) if (image.manifestDigest === digest && (pushedAs.get(image)?.has(repository) || taggedIn(image, repository))) return image
         return undefined
       }
       const hit = refs.get(`${repository}:${tag ?? 'latest'}`)
@@ -200,10 +241,20 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
       return out
     },
     list: () => [...refs].map(([key, image]) => ({ ...splitReference(key), tag: splitReference(key).tag!, image })),
+    digests() {
+      const out: { repository: string; digest: string; image: Image }[] = []
+      for (const image of images) for (const repository of pushedAs.get(image) ?? []) out.push({ repository, digest: image.manifestDigest, image })
+      return out
+    },
     untag(ref) {
-      if (ref.includes('@')) throw new InvalidInputError(`cannot untag a digest reference ${JSON.stringify(ref)}: the fake keeps tags only; untag a repository and tag, e.g. "localhost:5000/team/app:1.0".`)
+      if (ref.includes('@')) throw new InvalidInputError(`cannot untag a digest reference ${JSON.stringify(ref)}: untag a repository and tag, e.g. "localhost:5000/team/app:1.0" (its digests in that repository go with its last tag there).`)
       const { repository, tag } = splitReference(ref)
-      if (!refs.delete(`${repository}:${tag ?? 'latest'}`)) throw new NotFoundError(`No such image: ${ref}`)
+      const key = `${repository}:${tag ?? 'latest'}`
+      const image = refs.get(key)
+      if (!image) throw new NotFoundError(`No such image: ${ref}`)
+      refs.delete(key)
+      // As the daemon's image delete: with no tag of this repository left on the image, its digests there go too.
+      if (!taggedIn(image, repository)) pushedAs.get(image)?.delete(repository)
     },
     clear() {
       images.clear()

@@ -1,6 +1,6 @@
 import type { RegistryAuth } from './auth'
 import { ConflictError, InvalidInputError, NotFoundError } from './errors'
-import type { Image } from './images'
+import { recordPushedDigest, type Image } from './images'
 
 /** A manifest the registry holds for `repository:tag`. */
 export interface PushedTag {
@@ -49,12 +49,15 @@ export interface Registries {
    * happens to the push after it (a fault, a cancel): only the manifest, the tag, waits for the end (`commit`).
    */
   storeBlob(host: string, digest: string): void
-  /** Records a completed push: its manifest (the tag), and the image's blobs should any not be stored yet. */
+  /**
+   * Records a completed push: its manifest (the tag), the image's blobs should any not be stored yet, and the image's
+   * `repository@digest` (its RepoDigests), which names it after the tag moves on.
+   */
   commit(host: string, entry: Omit<PushedTag, 'layers'> & { image: Image }): void
   clear(): void
 }
 
-/** The registry host of an image repository (`docker.io` when the first part is not a host). */
+/** The registry host of an image repository (`docker.io` when the first part is not a host; a bracketed IPv6 one has a `:`). */
 export function registryHost(repository: string): string {
   const first = repository.split('/')[0]
   return repository.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost') ? first : 'docker.io'
@@ -73,9 +76,12 @@ export function qualifiedName(repository: string): string {
 /** What a registry host that `add` refuses is told it should be. */
 const HOST_EXPECTED = 'expected host or host:port, e.g. "localhost:5000"'
 
-/** Why `host` is not a registry host `add` takes (a name of [a-zA-Z0-9.-], an optional port from 1 to 65535), or undefined. */
+/**
+ * Why `host` is not a registry host `add` takes (a name of [a-zA-Z0-9.-] or an IPv6 address in brackets, as a push's
+ * reference names it, with an optional port from 1 to 65535), or undefined.
+ */
 export function registryHostProblem(host: string): string | undefined {
-  const m = /^[a-zA-Z0-9.-]+(?::(\d+))?$/.exec(host)
+  const m = /^(?:[a-zA-Z0-9.-]+|\[[a-fA-F0-9:]+\])(?::(\d+))?$/.exec(host)
   if (!m) return `Invalid registry host ${JSON.stringify(host)}: ${HOST_EXPECTED}.`
   // `r1:99999` named no port a registry could listen on (and `r1:0` none a client can dial).
   if (m[1] !== undefined && !(Number(m[1]) >= 1 && Number(m[1]) <= 65535)) return `Invalid registry host ${JSON.stringify(host)}: port ${m[1]} is not from 1 to 65535; ${HOST_EXPECTED}.`
@@ -124,6 +130,7 @@ export function createRegistries(): Registries {
       const pushed: PushedTag = { ...rest, layers: image.layers.map((l) => l.digest) }
       r.tags = r.tags.filter((t) => !(t.repository === pushed.repository && t.tag === pushed.tag))
       r.tags.push(pushed)
+      recordPushedDigest(image, pushed.repository)
     },
     clear: () => byHost.clear(),
   }

@@ -70,11 +70,14 @@ describe('registry hosts: a port from 1 to 65535, neither part empty', () => {
     for (const host of ['r1:', ':5000', '']) {
       const res = await call('POST', '/_dockside/registries', { host })
       expect(res.status, host).toBe(400)
-      expect(res.json.message, host).toBe('host: must be a registry host: host or host:port (host of [a-zA-Z0-9.-], neither part empty, a port from 1 to 65535), e.g. "localhost:5000"')
+      expect(res.json.message, host).toBe('host: must be a registry host: host or host:port (host of [a-zA-Z0-9.-] or an IPv6 address in brackets, neither part empty, a port from 1 to 65535), e.g. "localhost:5000" or "[::1]:5000"')
     }
     expect(fake.registries.list()).toEqual([])
     expect((await call('POST', '/_dockside/registries', { host: 'r1:65535' })).status).toBe(201)
     expect((await call('POST', '/_dockside/registries', { host: 'r2:1' })).status).toBe(201)
+    // A bracketed IPv6 host, as a push's reference may name it (`[::1]:5000/app`), in the admin API and scenarios too.
+    expect((await call('POST', '/_dockside/registries', { host: '[::1]:5000' })).status).toBe(201)
+    await parseScenario('registries:\n  - host: "[::1]:5001"\n', 'r.yaml')
   })
 })
 

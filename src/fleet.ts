@@ -4,10 +4,13 @@
 // See docs/admin-api.md#fleet and docs/testing.md#parallel-workers.
 import type { FleetHost, FleetMember } from './protocol/admin-fleet'
 import { isLoopback } from './protocol/guard'
+import { errorResponse } from './protocol/http'
+import type { Protocol } from './protocol/router'
 import { hostTimers } from './runtime/host-timers'
-import { ConflictError, FieldError } from './service/errors'
+import { ConflictError, FieldError, NotFoundError } from './service/errors'
 import { durationProblem, MAX_DURATION_MS, toMs, type Duration } from './time/duration'
-import type { Dockside, DocksideOptions, DocksideServer } from './dockside'
+import type { RunningServer } from './transports/server/serve'
+import type { Dockside, DocksideOptions } from './dockside'
 
 /** Options of a fleet (`createDockside({ fleet })`, `dockside serve --max-fakes`). */
 export interface FleetOptions {
@@ -32,6 +35,53 @@ export function ttlProblem(value: unknown): string | undefined {
     : undefined
 }
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]', ''])
+/** How many fakes that ended idle a fleet remembers, their ports still answering why (see expireWhenIdle). */
+const REMEMBERED = 100
+
+/** A fake of the fleet on its own server; `end(why)` turns the server's answers into a 404 saying why it is gone. */
+interface Member {
+  fake: Dockside
+  server: RunningServer
+  info: FleetMember
+  end(why: string): void
+  expiry?: unknown
+}
+
+/**
+ * What a member's port serves: its fake's protocol until `end(why)`, then a 404 saying why to every request and
+ * websocket. A member that ends idle keeps its port open: closing a listening socket resets the connections still
+ * waiting in the kernel's accept queue (clients saw ECONNRESET), and a client can always have connected just then.
+ * Ended, it keeps nothing of the fake: its request log and overrides (the server reads only handle and upgrade) are
+ * emptied.
+ */
+function gate(fake: Dockside): { protocol: Protocol; end(why: string): void } {
+  let live: Protocol | undefined = fake.protocol
+  let why = ''
+  const gone = () => errorResponse(new NotFoundError(`No such fake: ${why}. Create another on the shared fake (POST /_dockside/fakes), with a longer ttl if your tests idle that long.`))
+  return {
+    protocol: {
+      ...fake.protocol,
+      handle: (req) => (live ? live.handle(req) : Promise.resolve(gone())),
+      upgrade: (req) => (live ? live.upgrade(req) : Promise.resolve({ kind: 'reject', response: gone() })),
+    },
+    // Nothing here refers to `fake`: the server keeps these functions, and with them what they refer to.
+    end(reason) {
+      live?.requests.clear()
+      live?.overrides.clear()
+      live = undefined
+      why = reason
+    },
+  }
+}
+
+/** Closes a member: its server (its sockets first), then its fake. */
+async function closeMember(member: Member): Promise<void> {
+  try {
+    await member.server.close()
+  } finally {
+    await member.fake.close()
+  }
+}
 
 /** The running fleet of one fake; `close()` ends every member. */
 export interface Fleet extends FleetHost {
@@ -48,24 +98,30 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
     const problem = ttlProblem(options.ttl)
     if (problem) throw new FieldError('fleet.ttl', problem, 'createDockside options')
   }
-  const members = new Map<string, { fake: Dockside; server: DocksideServer; info: FleetMember; expiry?: unknown }>()
+  const members = new Map<string, Member>()
   let pending = 0
   let next = 0
   let closed = false
-  /** Fakes that ended idle (the last 100), so that a later GET or DELETE of one says what became of it. */
-  const expired = new Map<string, string>()
+  /**
+   * Fakes that ended idle (the last REMEMBERED), so that a later GET or DELETE of one says what became of it, and so
+   * does its own port (its server is closed when the fleet forgets it).
+   */
+  const expired = new Map<string, { why: string; server: RunningServer }>()
   /**
    * Removes the member once it has been idle for `ttl` of wall time: no request (heard on the member's journal, across
    * its resets) and no connection open. While connections are open it looks again every second at most, and counts
-   * the idle time from the first look that finds them all closed: never from before a connection ended.
+   * the idle time from the first look that finds them all closed: never from before a connection ended. A client that
+   * connected since the event loop last polled waits in the kernel's accept queue, unseen by `connections()`; so the
+   * look that finds the member idle looks once more after the next poll, which accepts it: it is then activity like
+   * any open connection, and its request gets its answer. Its port stays open, answering the 404 (see gate).
    */
-  const expireWhenIdle = (id: string, member: { fake: Dockside; server: DocksideServer; expiry?: unknown }, ttl: number) => {
+  const expireWhenIdle = (id: string, member: Member, ttl: number) => {
     let last = hostTimers.now()
     let open = false
     member.fake.on('journal', (entry) => {
       if (entry.type === 'request') last = hostTimers.now()
     })
-    const look = () => {
+    const look = (polled = false) => {
       member.expiry = undefined
       if (members.get(id) !== member) return
       const now = hostTimers.now()
@@ -80,10 +136,17 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
       }
       const idle = now - last
       if (idle < ttl) return void (member.expiry = hostTimers.after(ttl - idle, look))
+      if (!polled) return void hostTimers.immediate(() => look(true))
       members.delete(id)
+      const why = `${id} ended idle after its ttl (${ttl} ms) at ${new Date(hostTimers.now() + (hostTimers.wallOrigin ?? 0)).toISOString()}`
+      member.end(why)
       journal('fleet.expire', { id, ttl })
-      expired.set(id, `${id} ended idle after its ttl (${ttl} ms) at ${new Date(hostTimers.now() + (hostTimers.wallOrigin ?? 0)).toISOString()}`)
-      if (expired.size > 100) expired.delete(expired.keys().next().value!)
+      expired.set(id, { why, server: member.server })
+      if (expired.size > REMEMBERED) {
+        const [oldest, forgotten] = expired.entries().next().value!
+        expired.delete(oldest)
+        void forgotten.server.close().catch(() => {})
+      }
       void member.fake.close().catch(() => {})
     }
     member.expiry = hostTimers.after(ttl, look)
@@ -91,7 +154,7 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
   return {
     max,
     list: () => [...members.values()].map((m) => m.info),
-    gone: (id) => expired.get(id),
+    gone: (id) => expired.get(id)?.why,
     async create(body, { served, host }) {
       if (closed) throw new ConflictError('This fleet is closing.')
       if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new FieldError('', 'must be a JSON object like {"scenario":{...},"seed":7}, or empty', 'request body')
@@ -124,9 +187,11 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
         // Bind where the caller reached this fake: 127.0.0.1 by default; a wildcard bind (a compose sidecar) binds the
         // wildcard too and names the member by the host name the caller used.
         const bound = served && (WILDCARD.has(served.host) || isLoopback(served.host.replace(/^\[|\]$/g, '')) || /^[\d.]+$|:/.test(served.host)) ? served.host : '127.0.0.1'
-        let server: DocksideServer
+        const { protocol, end } = gate(fake)
+        let server: RunningServer
         try {
-          server = await fake.listen({ host: bound, port: 0 })
+          const { serve } = await import('./transports/server/serve')
+          server = await serve(protocol, { host: bound, port: 0 })
         } catch (error) {
           await fake.close()
           throw error
@@ -135,7 +200,7 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
         const id = `fake-${++next}`
         const info: FleetMember = { id, url: `http://${hostName}:${server.port}`, wsUrl: `ws://${hostName}:${server.port}`, port: server.port, seed: fake.seed, clock: fake.clock.mode }
         if (ttl !== undefined) info.ttl = ttl
-        const member: { fake: Dockside; server: DocksideServer; info: FleetMember; expiry?: unknown } = { fake, server, info }
+        const member: Member = { fake, server, info, end }
         members.set(id, member)
         journal('fleet.create', { id, port: server.port, seed: fake.seed, ...(ttl !== undefined && { ttl }) })
         if (ttl !== undefined) expireWhenIdle(id, member, ttl)
@@ -149,7 +214,7 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
       if (!m) return false
       members.delete(id)
       if (m.expiry !== undefined) hostTimers.cancel(m.expiry)
-      await m.fake.close()
+      await closeMember(m)
       journal('fleet.remove', { id })
       return true
     },
@@ -158,7 +223,9 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
       const all = [...members.values()].reverse()
       members.clear()
       for (const m of all) if (m.expiry !== undefined) hostTimers.cancel(m.expiry)
-      const results = await Promise.allSettled(all.map((m) => m.fake.close()))
+      const ended = [...expired.values()]
+      expired.clear()
+      const results = await Promise.allSettled([...all.map(closeMember), ...ended.map((e) => e.server.close())])
       const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))
       if (errors.length) throw new AggregateError(errors, 'Some fakes of the fleet failed to close.')
     },

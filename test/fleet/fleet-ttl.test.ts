@@ -12,6 +12,16 @@ import { killRunning, watchChild } from '../support/cli-run'
 const send = (url: string, method = 'GET') =>
   new Promise<number>((resolve, reject) => request(url, { method, agent: false }, (res) => res.resume().on('end', () => resolve(res.statusCode!))).on('error', reject).end())
 const ping = (base: string) => send(`${base}/_ping`)
+/** The status and message of a request, or of a websocket handshake (`upgrade`) that is refused. */
+const answer = (url: string, upgrade = false) =>
+  new Promise<{ status: number; message: string }>((resolve, reject) => {
+    const headers = upgrade ? { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' } : {}
+    request(url, { agent: false, headers }, (res) => {
+      let body = ''
+      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, message: (JSON.parse(body) as { message: string }).message }))
+    }).on('error', reject).end()
+  })
+const ENDED = (id: string, ttl: number) => new RegExp(`^No such fake: ${id} ended idle after its ttl \\(${ttl} ms\\) at \\d{4}-\\d\\d-\\d\\dT[^ ]+Z\\. Create another on the shared fake \\(POST /_dockside/fakes\\), with a longer ttl if your tests idle that long\\.$`)
 
 const open: Dockside[] = []
 afterEach(async () => {
@@ -40,8 +50,8 @@ async function sidecar(fleet: { ttl?: string | number } = {}) {
   return { shared, server, create, listed, expired }
 }
 
-it('an idle member goes after its ttl, counted from its last request; it is gone from the list and its port', async () => {
-  const { create, listed, expired } = await sidecar()
+it('an idle member goes after its ttl, counted from its last request; its port then answers a 404 saying so, until the fleet closes', async () => {
+  const { shared, create, listed, expired } = await sidecar()
   const { status, body: member } = await create({ ttl: '300ms' })
   expect(status).toBe(201)
   expect(member.ttl).toBe(300)
@@ -57,7 +67,39 @@ it('an idle member goes after its ttl, counted from its last request; it is gone
   const at = await gone
   expect(at - last).toBeGreaterThanOrEqual(300 - 5)
   expect(await listed()).toEqual([])
+  // The port stays open: closing it would reset a client that connected just as the fake expired
+  // (test/regressions/fleet-expiry-race.test.ts). Requests and websocket handshakes get the reason instead.
+  for (const upgrade of [false, true]) {
+    const { status, message } = await answer(`${member.url}/${upgrade ? 'events/ws' : '_ping'}`, upgrade)
+    expect(status).toBe(404)
+    expect(message).toMatch(ENDED(member.id, 300))
+  }
+  await shared.close()
   await expect(ping(member.url)).rejects.toThrow(/ECONNREFUSED/)
+})
+
+it('the fleet remembers the last 100 fakes that ended idle: the port of an older one is closed, its name forgotten', async () => {
+  const { shared, create, server } = await sidecar()
+  // A ttl of 1 ms can end a member before its create's answer is read: count the expiries, past ones included.
+  const expiries = (n: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (shared.journal.ofType('fleet.expire').length < n) return
+        stop()
+        resolve()
+      }
+      const stop = shared.journal.subscribe(check)
+      check()
+    })
+  const ended: FleetMember[] = []
+  for (let i = 1; i <= 101; i++) {
+    ended.push((await create({ ttl: 1 })).body)
+    await expiries(i)
+  }
+  const [first, second] = ended
+  await expect(ping(first!.url)).rejects.toThrow(/ECONNREFUSED/)
+  expect((await answer(`${server.url}/_dockside/fakes/${first!.id}`)).message).toMatch(new RegExp(`^No such fake: ${first!.id}\\. Fakes: \\(none\\)\\.$`))
+  expect((await answer(`${second!.url}/_ping`)).message).toMatch(ENDED(second!.id, 1))
 })
 
 it('an open connection is activity: a member with an events websocket open outlives a twin that has none', async () => {

@@ -292,8 +292,9 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
       ContainersRunning: containers.filter((c) => c.state === 'running').length,
       ContainersPaused: 0,
       ContainersStopped: containers.filter((c) => c.state !== 'running').length,
-      // Docker counts images, not tags: two tags of one image are one.
-      Images: new Set(svc.images.list().map((e) => e.image)).size,
+      // Docker counts images, not tags: two tags of one image are one, and one whose pushed tag moved on (dangling,
+      // named by its digest alone) is one too.
+      Images: new Set([...svc.images.list(), ...svc.images.digests()].map((e) => e.image)).size,
       ServerVersion: '28.2.2',
       OperatingSystem: 'dockside (fake)',
       OSType: 'linux',

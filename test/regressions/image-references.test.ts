@@ -81,6 +81,8 @@ describe('1. a pushed digest names its image after the tag moves to another imag
     expect(await list({ dangling: ['true'] })).toEqual([{ Id: a.id, RepoTags: [], RepoDigests: [oldDigest] }])
     expect((await list({ dangling: ['false'] })).map((s) => s.Id)).toEqual([a.id, b.id, nginx.id].sort())
     expect((await list({ reference: [REPO] })).map((s) => s.Id)).toEqual([a.id, b.id].sort())
+    // `docker info` counts images, the dangling one too (it counted tagged images only: 2).
+    expect(((await (await fetch(`${server.url}/v1.47/info`)).json()) as { Images: number }).Images).toBe(3)
     // `before`/`since` and a tag's source read the old digest too.
     const tag = await fetch(`${server.url}/images/${oldDigest}/tag?repo=${REPO}&tag=back`, { method: 'POST' })
     expect(tag.status).toBe(201)

@@ -1,7 +1,7 @@
 import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
 import { parseFilterArgs } from '../service/filters'
 import { parseTimestampNano } from './events-common'
-import { familiarName, splitReference, tagFormatProblem, type Image } from '../service/images'
+import { familiarName, isRepository, splitReference, tagFormatProblem, type Image } from '../service/images'
 
 export { familiarName }
 import type { Service } from '../service/service'
@@ -263,6 +263,8 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
     if (badTag) return json(400, { message: badTag })
     const { repository, tag: inRepo } = splitReference(repo)
     if (repository === 'sha256') return json(400, { message: `refusing to create an ambiguous tag using digest algorithm as name: "repo" may not be "sha256" (it reads as an image id); choose another repository name.` })
+    // A `repo` that is no repository is the daemon's 400 too, whether or not the image exists.
+    if (!isRepository(repository) || inRepo === '') return json(400, { message: `invalid reference format: "repo" ${JSON.stringify(sent)} is not a repository name; expected lower-case [host[:port]/]path, e.g. ?repo=localhost:5000/team/app&tag=1.0.` })
     const { ref, image } = resolveOrThrow(svc, decode(it[1]))
     const wanted = `${repository}:${tag ?? inRepo ?? 'latest'}`
     // Tagged by id: the source may be a digest reference, which only the protocol layer resolves.

@@ -113,6 +113,9 @@ export function recordPushedDigest(image: Image, repository: string): void {
 
 const EXAMPLE = 'e.g. "localhost:5000/team/app:1.0"'
 
+/** Whether `repository` (no tag) is a repository name the fake takes: lower-case path components, an optional host. */
+export const isRepository = (repository: string) => REPO.test(repository)
+
 /**
  * Why `name` (with an optional separate `tag`) is not a reference a push can take, or undefined when it is. As the
  * daemon's reference.ParseNormalizedNamed, which refuses a bare 64-hex id and an empty tag after the colon; an empty

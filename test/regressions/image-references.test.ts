@@ -141,6 +141,17 @@ describe('2. POST /images/{name}/tag with a tag a tag cannot be: 400 "invalid ta
     expect(fake.journal.ofType('image.tag')).toEqual([])
   })
 
+  it('bug: a repo that is no repository name was a 404 for a missing image (the daemon checks it first); now a 400 either way', async () => {
+    for (const repo of ['UPPER/app', 'x//app', 'x/app:']) {
+      for (const name of ['nginx', 'missing']) {
+        const res = await fetch(`${server.url}/v1.47/images/${name}/tag?repo=${encodeURIComponent(repo)}&tag=1.0`, { method: 'POST' })
+        expect(res.status, `${name} ${repo}`).toBe(400)
+        expect(((await res.json()) as { message: string }).message, `${name} ${repo}`).toMatch(/^invalid reference format: "repo" ".*" is not a repository name; expected lower-case/)
+      }
+    }
+    expect(fake.journal.ofType('image.tag')).toEqual([])
+  })
+
   it('a tag of 128 allowed characters is taken', async () => {
     const tag = `_${'a.-'.repeat(42)}9`
     const res = await fetch(`${server.url}/images/nginx/tag?repo=x/app&tag=${tag}`, { method: 'POST' })

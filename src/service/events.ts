@@ -401,7 +401,7 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       if (known) return unsubscribe.bind(undefined, known)
       const kinds = subscriber.filter.kinds
       const values = subscriber.filter.filters.container
-      const keys = values?.length && kinds?.length !== 0 ? [...new Set(values.map((v) => v.replace(/^\//, '')))] : undefined
+      const keys = values?.length && kinds?.length !== 0 ? [...new Set(values)] : undefined
       const indexed: Indexed = { subscriber, rank: kinds ? 1 : 0, order: subscriptions++, keys }
       records.set(subscriber, indexed)
       count++

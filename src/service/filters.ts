@@ -164,6 +164,23 @@ export function parseFilters(raw: string | null | undefined, options: { docker?:
   }) as Filters
 }
 
+/**
+ * A reference as the fake stores it: Docker Hub names by their familiar name, as the daemon's
+ * reference.ParseNormalizedNamed then FamiliarString read them. The part before the first `/` names a registry only
+ * when it has a `.` or `:` or is `localhost` (else the name is Docker Hub's); `index.docker.io` is `docker.io`; and a
+ * Docker Hub name of one component is an official image under `library/`. So `nginx`, `library/nginx`,
+ * `docker.io/nginx`, `docker.io/library/nginx` and `index.docker.io/library/nginx` all read `nginx` (with any `:tag` or
+ * `@digest` kept), `docker.io/team/app` reads `team/app`, and `library/a/b` stays as it is. `registry-1.docker.io` is
+ * not normalised by Docker: it names a registry of its own.
+ */
+export function familiarName(name: string): string {
+  const hub = /^(?:docker\.io|index\.docker\.io)\/(.+)$/.exec(name)
+  const rest = hub ? hub[1] : name
+  // `library/x` is the official `x` whether or not the CLI spelled out docker.io; `library/x/y` keeps its prefix.
+  const official = /^library\/([^/]+)$/.exec(rest)
+  return official ? official[1] : rest
+}
+
 /** Strips a `:tag` (not a registry port) and a `@digest` from an image reference. */
 export function stripTag(image: string): string {
   const at = image.indexOf('@')
@@ -173,6 +190,21 @@ export function stripTag(image: string): string {
   return colon > slash ? image.slice(0, colon) : image
 }
 
+let lastImage = ''
+let lastName = ''
+/**
+ * An event's image as the Engine's image filter reads it without the tag (daemon/events/filter.go's stripTag:
+ * reference.FamiliarName of ParseNormalizedNamed): `docker.io/library/nginx:1.27` and `library/nginx` are `nginx`. The
+ * last one is kept: every subscriber of an event asks for the same.
+ */
+function imageName(image: string): string {
+  if (image !== lastImage) {
+    lastImage = image
+    lastName = stripTag(familiarName(image))
+  }
+  return lastName
+}
+
 /** Compiles filters into a predicate (Docker's semantics: names AND, values OR, labels all must match). */
 export function compileFilters(filters: Filters): CompiledFilter {
   const tests: ((s: FilterSubject) => boolean)[] = []
@@ -180,13 +212,16 @@ export function compileFilters(filters: Filters): CompiledFilter {
   // A name present with no selected value (e.g. {"event":{"start":false}}) selects nothing, as in Docker;
   // parseFilters drops names given as an empty `{}` or `[]` (no filter).
   if (container) {
-    // The leading-slash form ("/web") is stripped once here, not per event.
-    const bare = container.map((c) => c.replace(/^\//, ''))
-    tests.push((s) => container.some((c, i) => s.id.startsWith(c) || s.name.startsWith(c) || s.name === bare[i]))
+    // The Engine's fuzzyMatchName: the value prefixes the id or the name attribute, which has no leading slash (the
+    // daemon's events name `web`, where its container list says `/web`): `container=/web` matches no event there.
+    tests.push((s) => container.some((c) => s.id.startsWith(c) || s.name.startsWith(c)))
   }
   if (event) tests.push((s) => event.includes(s.action))
   if (image) {
-    tests.push((s) => image.some((i) => s.image === i || stripTag(s.image) === i))
+    tests.push((s) => {
+      const name = imageName(s.image)
+      return image.some((i) => s.image === i || name === i)
+    })
   }
   // Docker's other event filters (GET /events only). Every event here is a container event in the local scope.
   let none = false

@@ -1,5 +1,7 @@
 import { InvalidInputError, NotFoundError } from './errors'
-import { stripTag } from './filters'
+import { familiarName, stripTag } from './filters'
+
+export { familiarName }
 import type { RandomSource } from './random'
 
 export interface Layer {
@@ -58,22 +60,6 @@ export interface Images {
   clear(): void
 }
 
-/**
- * A reference as the fake stores it: Docker Hub names by their familiar name, as the daemon's
- * reference.ParseNormalizedNamed then FamiliarString read them. The part before the first `/` names a registry only
- * when it has a `.` or `:` or is `localhost` (else the name is Docker Hub's); `index.docker.io` is `docker.io`; and a
- * Docker Hub name of one component is an official image under `library/`. So `nginx`, `library/nginx`,
- * `docker.io/nginx`, `docker.io/library/nginx` and `index.docker.io/library/nginx` all read `nginx` (with any `:tag` or
- * `@digest` kept), `docker.io/team/app` reads `team/app`, and `library/a/b` stays as it is. `registry-1.docker.io` is
- * not normalised by Docker: it names a registry of its own.
- */
-export function familiarName(name: string): string {
-  const hub = /^(?:docker\.io|index\.docker\.io)\/(.+)$/.exec(name)
-  const rest = hub ? hub[1] : name
-  // `library/x` is the official `x` whether or not the CLI spelled out docker.io; `library/x/y` keeps its prefix.
-  const official = /^library\/([^/]+)$/.exec(rest)
-  return official ? official[1] : rest
-}
 
 /** Splits `repo[:tag]` into its parts (a registry port is not a tag). */
 export function splitReference(ref: string): { repository: string; tag: string | undefined } {

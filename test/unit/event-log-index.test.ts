@@ -26,7 +26,8 @@ describe('event log: subscribers with a container filter are indexed, delivery i
     const unsubscribe = filters.map((f, i) => log.subscribe({ filter: compileFilters(parseFilters(JSON.stringify(f))), deliver: (e) => got.push(`${i}:${e.action}`) }))
     log.append(input())
     // The scan order: subscribers of any kind first, then those of the event's kind, each in subscription order.
-    expect(got).toEqual(['0:start', '1:start', '3:start', '4:start', '5:start', '10:start', '2:start', '9:start'])
+    // `/web` is no prefix of the name `web` (the Engine's events name containers without the slash): 2 gets nothing.
+    expect(got).toEqual(['0:start', '1:start', '3:start', '4:start', '5:start', '10:start', '9:start'])
     got.length = 0
     unsubscribe[0]()
     unsubscribe[4]()

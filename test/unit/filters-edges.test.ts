@@ -82,8 +82,8 @@ describe("Docker's other filter names on GET /events", () => {
     expect(f.kinds).toEqual(kinds)
   })
 
-  it('container: a leading slash names the container as Docker lists it', () => {
-    expect(compileFilters({ container: ['/web'] }).matches(web)).toBe(true)
+  it('container: a leading slash matches no event, as in the Engine (its events name `web`, its list `/web`)', () => {
+    expect(compileFilters({ container: ['/web'] }).matches(web)).toBe(false)
     // Only a leading slash: one inside is part of the value.
     expect(compileFilters({ container: ['we/b'] }).matches(web)).toBe(false)
     expect(compileFilters({ container: ['/we'] }).matches(web)).toBe(false)

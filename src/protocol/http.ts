@@ -52,8 +52,9 @@ export interface Target {
 }
 
 function decode(value: string): string {
-  // Percent-encoded values come from url.Values (spaces as '+'); raw JSON arrives as is.
-  const plus = value.startsWith('{') || value.startsWith('[') ? value : value.replace(/\+/g, ' ')
+  // As Go's url.ParseQuery reads every value, raw JSON included (a client that sends `{"label":["v=1+2"]}` unencoded
+  // asks the real service for "v=1 2"): '+' is a space, and a literal plus is %2B.
+  const plus = value.replace(/\+/g, ' ')
   try {
     return decodeURIComponent(plus)
   } catch {

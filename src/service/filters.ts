@@ -218,9 +218,10 @@ export function compileFilters(filters: Filters): CompiledFilter {
   }
   if (event) tests.push((s) => event.includes(s.action))
   if (image) {
+    // The Engine's matchImage also takes the event's actor id exactly: for a container event, the container's id.
     tests.push((s) => {
       const name = imageName(s.image)
-      return image.some((i) => s.image === i || name === i)
+      return image.some((i) => s.image === i || name === i || s.id === i)
     })
   }
   // Docker's other event filters (GET /events only). Every event here is a container event in the local scope.

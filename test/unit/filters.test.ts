@@ -148,6 +148,11 @@ describe('compileFilters: image (tag stripping)', () => {
     expect(match({ image: ['registry-1.docker.io/library/nginx'] }, subject({ image: 'registry-1.docker.io/library/nginx:1' }))).toBe(true)
     expect(match({ image: ['nginx'] }, subject({ image: 'registry-1.docker.io/library/nginx:1' }))).toBe(false)
   })
+  it("matches the event's actor id exactly, as the Engine's matchImage does (a container event's actor is the container)", () => {
+    const e = subject({ image: 'nginx' })
+    expect(match({ image: [e.id] }, e)).toBe(true)
+    expect(match({ image: [e.id.slice(0, 12)] }, e)).toBe(false)
+  })
   it('stripTag keeps ports and drops tags and digests', () => {
     expect(stripTag('localhost:5000/app')).toBe('localhost:5000/app')
     expect(stripTag('localhost:5000/app:1')).toBe('localhost:5000/app')

@@ -10,7 +10,7 @@ import { findAction as find, refusalResponse } from './faults'
 import type { Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
-const TIMESTAMP = /^0*(\d{1,12})(?:\.(\d{1,9}))?$/
+const TIMESTAMP = /^0*(\d{1,12})(?:\.(\d{1,18}))?$/
 /** 9999-12-31T23:59:59Z, the last second Docker's timestamps (Go's RFC 3339) can show; later is refused. */
 export const MAX_TIMESTAMP_SECONDS = 253_402_300_799n
 
@@ -28,7 +28,16 @@ export function parseTimestampNano(name: string, value: string | undefined): big
   if (!m || BigInt(m[1]) > MAX_TIMESTAMP_SECONDS) {
     throw new InvalidInputError(`Invalid "${name}" ${shown}: expected Unix time as seconds[.nanoseconds] from 0 to ${MAX_TIMESTAMP_SECONDS} (year 9999), e.g. 1767225600 or 1767225600.000000001.`)
   }
-  return BigInt(m[1]) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))
+  return BigInt(m[1]) * 1_000_000_000n + fractionNano(m[2] ?? '')
+}
+
+/**
+ * The nanoseconds of a timestamp's fraction, as the Engine's parseTimestamp reads them: up to 9 digits exactly; more
+ * (up to 18, what its ParseInt takes) scaled down in float64 and cut, as `int64(float64(n) * 10^(9-len))` does.
+ */
+function fractionNano(digits: string): bigint {
+  if (digits.length <= 9) return BigInt(digits.padEnd(9, '0'))
+  return BigInt(Math.trunc(Number(digits) * 10 ** (9 - digits.length)))
 }
 
 /** Formats epoch nanoseconds as Docker's `sec.nanos`. */

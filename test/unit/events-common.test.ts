@@ -28,8 +28,13 @@ describe('timestamps', () => {
     expect(parseTimestampNano('since', '')).toBeUndefined()
     expect(parseTimestamp('until', undefined)).toBeUndefined()
   })
-  it.each(['253402300800', '1767225600.', '.5', '1767225600.0000000001', '1234567890123', '-1', ' 1', '1e9', 'x', '1767225600,5'])('%j is refused naming the range', (text) => {
+  it.each(['253402300800', '1767225600.', '.5', `1767225600.${'1'.repeat(19)}`, '1234567890123', '-1', ' 1', '1e9', 'x', '1767225600,5'])('%j is refused naming the range', (text) => {
     expect(() => parseTimestampNano('until', text)).toThrow(refusal('until', JSON.stringify(text)))
+  })
+  it('more than 9 fraction digits (up to 18) are cut to nanoseconds, as the Engine reads them; 19 are refused', () => {
+    expect(parseTimestampNano('since', '1767225600.1234567891')).toBe(1767225600_123456789n)
+    expect(parseTimestampNano('since', '1767225600.0000000001')).toBe(1767225600_000000000n)
+    expect(parseTimestampNano('since', '1767225600.999999999999')).toBe(1767225600_999999999n)
   })
   it('a long bad value is shown cut to 40 characters with its length', () => {
     expect(() => parseTimestampNano('since', 'x'.repeat(40))).toThrow(refusal('since', JSON.stringify('x'.repeat(40))))

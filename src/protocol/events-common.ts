@@ -14,12 +14,6 @@ const TIMESTAMP = /^0*(\d{1,12})(?:\.(\d{1,18}))?$/
 /** 9999-12-31T23:59:59Z, the last second Docker's timestamps (Go's RFC 3339) can show; later is refused. */
 export const MAX_TIMESTAMP_SECONDS = 253_402_300_799n
 
-/** Parses Docker's `sec[.nanos]` timestamps into epoch milliseconds. */
-export function parseTimestamp(name: string, value: string | undefined): number | undefined {
-  const nano = parseTimestampNano(name, value)
-  return nano === undefined ? undefined : Number(nano) / 1e6
-}
-
 /** Parses Docker's `sec[.nanos]` timestamps into exact epoch nanoseconds. */
 export function parseTimestampNano(name: string, value: string | undefined): bigint | undefined {
   if (value === undefined || value === '') return undefined

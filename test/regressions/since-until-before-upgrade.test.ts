@@ -29,7 +29,7 @@ const BAD = [
   '99999999999999999999.5',
   '-1',
   '1.5x',
-  '1.1234567890', // ten fractional digits
+  '1.1234567890123456789', // nineteen fractional digits (the Engine's ParseInt takes 18; ten are cut to nanoseconds)
   '1e3',
   '0x10',
   '1.',

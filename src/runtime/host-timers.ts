@@ -35,6 +35,8 @@ export const hostTimers: HostTimers = {
   wallOrigin: timeOrigin,
 }
 
+/** The host's wall clock in epoch ms, whatever a user's fake timers did to `Date` (node:http's own `Date` header reads it so). */
+export const hostWallNow = (): number => timeOrigin + perfNow()
 /** The real `setTimeout`, for transports that must not wait on a user's fake timers. */
 export const hostSetTimeout: typeof setTimeout = realSetTimeout
 /** The real `clearTimeout`. */

@@ -164,8 +164,60 @@ function toProtoRequest(region: HookedRegion, options: DispatchOptions, signal: 
   }
 }
 
+/** An error of undici's own classes, by name and code, as fetch's `TypeError: fetch failed` carries it as `cause`. */
+class UndiciError extends Error {
+  constructor(
+    override readonly name: string,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+const invalid = (message: string) => new UndiciError('InvalidArgumentError', 'UND_ERR_INVALID_ARG', message)
+/** An HTTP token (RFC 9110): what a Connection header's options must be. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/**
+ * What undici's client refuses in a request before it reaches a socket (lib/core/request.js's processHeader and the
+ * body's length check), so that a client bug fails in process as it fails against the server: `fetch` with a
+ * `transfer-encoding`, `keep-alive`, `upgrade` or `expect` header, a `content-length` that is not a number or not the
+ * body's length, a `connection` that is not a list of tokens. undefined when undici would send it.
+ */
+function requestProblem(options: DispatchOptions): Error | undefined {
+  const raw = options.headers
+  const pairs: [string, unknown][] = []
+  if (Array.isArray(raw)) for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([String(raw[i]), raw[i + 1]])
+  else if (raw) for (const [k, v] of Object.entries(raw)) if (v !== undefined) pairs.push([k, v])
+  let length: number | undefined
+  for (const [key, value] of pairs) {
+    const name = key.toLowerCase()
+    const text = Array.isArray(value) ? value.join(', ') : String(value)
+    if (name === 'content-length') {
+      if (length !== undefined) return invalid('duplicate content-length header')
+      if (!/^\d+$/.test(text)) return invalid('invalid content-length header')
+      length = Number(text)
+    } else if (name === 'transfer-encoding' || name === 'keep-alive' || name === 'upgrade') {
+      return invalid(`invalid ${name} header`)
+    } else if (name === 'connection') {
+      if (!text.split(',').every((token) => TOKEN.test(token.trim()))) return invalid('invalid connection header')
+    } else if (name === 'expect') {
+      return new UndiciError('NotSupportedError', 'UND_ERR_NOT_SUPPORTED', 'expect header not supported')
+    }
+  }
+  const body = options.body
+  const size = typeof body === 'string' ? Buffer.byteLength(body) : body instanceof Uint8Array ? body.byteLength : undefined
+  if (length !== undefined && size !== undefined && length !== size) {
+    return new UndiciError('RequestContentLengthMismatchError', 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH', 'Request body length does not match content-length header')
+  }
+  return undefined
+}
+
 /** One request to a hooked origin, answered by its fake with the callbacks undici's own client would call. */
 function serve(region: HookedRegion, options: DispatchOptions, handler: DispatchHandler) {
+  // Refused by undici before any connection: the fake never sees it.
+  const problem = requestProblem(options)
+  if (problem) return void handler.onError?.(problem)
   const controller = new AbortController()
   let finished = false
   let stopBody: (() => void) | undefined
@@ -214,14 +266,8 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
       return
     }
     const raw: Buffer[] = []
-    let hasLength = false
-    for (const [k, v] of Object.entries(res.headers)) {
-      if (k.toLowerCase() === 'content-length') hasLength = true
-      raw.push(bytes(k), bytes(v))
-    }
-    for (const [k, v] of serverHeaders(res.headers, proto.headers.connection)) raw.push(bytes(k), bytes(v))
-    // Chunked framing, as node:http uses for a body of unknown length (the server's answer has it too).
-    if (streamed && !hasLength) raw.push(bytes('transfer-encoding'), bytes('chunked'))
+    for (const [k, v] of Object.entries(res.headers)) raw.push(bytes(k), bytes(v))
+    for (const [k, v] of serverHeaders(res.headers, proto.headers.connection, proto.method, res.status)) raw.push(bytes(k), bytes(v))
     let resumed: (() => void) | undefined
     let paused = false
     const resume = () => {
@@ -231,7 +277,8 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
       wake?.()
     }
     handler.onResponseStarted?.()
-    handler.onHeaders?.(res.status, raw, resume, STATUS_CODES[res.status] ?? '')
+    // node:http writes `unknown` for a status it has no name for (an override's 599).
+    handler.onHeaders?.(res.status, raw, resume, STATUS_CODES[res.status] ?? 'unknown')
     if (finished) return
     if (proto.method === 'HEAD' || body === undefined || body === '') return complete()
     if (typeof body === 'string') {

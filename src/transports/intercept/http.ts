@@ -107,14 +107,13 @@ async function answer(region: HookedRegion, request: Request): Promise<[number, 
   return finish(await region.protocol.handle(proto))
 
   function finish(answer: ProtoResponse): [number, string | Readable, Record<string, string>] {
-    const res = { ...answer, headers: { ...answer.headers, ...Object.fromEntries(serverHeaders(answer.headers, proto.headers.connection)) } }
+    // serverHeaders adds chunked framing to a body of no stated length, as node:http does: without it the interceptor
+    // frames a stream by closing the connection, so a TransportReset mid-body would look like a clean end to fetch.
+    // With it, fetch fails with `TypeError: terminated` and node:http with 'aborted', exactly as against the server.
+    const res = { ...answer, headers: { ...answer.headers, ...Object.fromEntries(serverHeaders(answer.headers, proto.headers.connection, request.method, answer.status)) } }
     if (request.method === 'HEAD' || res.body === undefined) return [res.status, '', res.headers]
     if (typeof res.body === 'string') return [res.status, res.body, res.headers]
-    // Chunked framing, as node:http uses for a body of unknown length: without it the interceptor frames the body
-    // by closing the connection, so a TransportReset mid-body would look like a clean end to fetch. With it, fetch
-    // fails with `TypeError: terminated` and node:http with 'aborted', exactly as against the server.
-    const hasLength = Object.keys(res.headers).some((k) => k.toLowerCase() === 'content-length')
-    return [res.status, toReadable(res.body), hasLength ? res.headers : { ...res.headers, 'transfer-encoding': 'chunked' }]
+    return [res.status, toReadable(res.body), res.headers]
   }
 }
 

@@ -19,7 +19,7 @@ beforeAll(async () => {
     body: JSON.stringify({ seed: worker, scenario: { images: [{ name: 'localhost:5000/team/app', tags: ['1.0'] }] } }),
   })
   expect(res.status).toBe(201)
-  mine = await res.json()
+  mine = (await res.json()) as FleetMember
 })
 
 afterAll(async () => {
@@ -30,10 +30,10 @@ afterAll(async () => {
 test('this worker has a fake of its own', async () => {
   // Point the code under test at mine.url / mine.wsUrl (e.g. DOCKER_HOST=tcp://127.0.0.1:PORT for the docker CLI).
   await fetch(`${mine.url}/_dockside/containers`, { method: 'POST', body: JSON.stringify({ name: 'job', image: 'busybox', start: true }) })
-  const containers: { Names: string[] }[] = await (await fetch(`${mine.url}/containers/json`)).json()
+  const containers = (await (await fetch(`${mine.url}/containers/json`)).json()) as { Names: string[] }[]
   expect(containers.map((c) => c.Names[0])).toEqual(['/job'])
   const push = await fetch(`${mine.url}/images/localhost:5000/team/app/push?tag=1.0`, { method: 'POST' })
   expect((await push.text()).trim().split('\n').at(-1)).toContain('"Tag":"1.0"')
-  const { count } = await (await fetch(`${mine.url}/_dockside/requests?method=POST&path=/images/*/push`)).json()
+  const { count } = (await (await fetch(`${mine.url}/_dockside/requests?method=POST&path=/images/*/push`)).json()) as { count: number }
   expect(count).toBe(1)
 })

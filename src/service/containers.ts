@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError, NotFoundError } from './errors'
+import { checkOptionNames, ConflictError, InvalidInputError, NotFoundError } from './errors'
 import type { EventLog } from './events'
 import type { Journal } from './journal'
 import type { RandomSource } from './random'
@@ -78,6 +78,7 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
       if (!options || typeof options.image !== 'string' || options.image === '') {
         throw new InvalidInputError('A container needs an "image" (a non-empty string).')
       }
+      checkOptionNames(options, ['name', 'image', 'labels', 'instanceType'], 'containers.create')
       const name = options.name ?? deps.random.containerName()
       const bad = containerNameProblem(name)
       if (bad) throw new InvalidInputError(bad)
@@ -127,6 +128,7 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
           return c
         },
         stop(opts = {}) {
+          checkOptionNames(opts, ['exitCode'], 'stop')
           if (!byId.has(state.id)) throw new NotFoundError(`No such container: ${state.name} (it was removed).`)
           const exitCode = opts.exitCode ?? 0
           if (!Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255) {

@@ -76,3 +76,13 @@ export class ScenarioError extends DocksideError {
     super('DOCKSIDE_INVALID_SCENARIO', `${file}: at ${path || '(root)'}: ${expected}`)
   }
 }
+
+/**
+ * Refuses an option object's names that are not `allowed`, naming them: a JavaScript caller's typo (`{ exitcode: 137 }`)
+ * was ignored, and the fake went on as if the option had not been given (a stop with exit code 0).
+ */
+export function checkOptionNames(options: object, allowed: readonly string[], subject: string): void {
+  for (const name of Object.keys(options)) {
+    if (!allowed.includes(name)) throw new InvalidInputError(`${subject}: unknown option ${JSON.stringify(name)}; allowed: ${allowed.join(', ')}.`)
+  }
+}

@@ -1,4 +1,4 @@
-import { InvalidInputError, NotFoundError } from './errors'
+import { checkOptionNames, InvalidInputError, NotFoundError } from './errors'
 import { familiarName, stripTag } from './filters'
 
 export { familiarName }
@@ -161,6 +161,7 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
 
   const api: Images = {
     add(name, options = {}) {
+      checkOptionNames(options, ['tags', 'layers'], 'images.add')
       checkNoDigest(name, 'the image name')
       // As the daemon names it: `docker.io/library/nginx` and `library/nginx` are `nginx` (three images for one name
       // otherwise, of which docker inspect found one).

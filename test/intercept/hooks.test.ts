@@ -43,6 +43,8 @@ describe('install and restore', () => {
     const b = fresh(2)
     await using _hooks = await a.intercept()
     await expect(b.intercept()).rejects.toThrow(/https:\/\/us-west-1\.hyper\.test is already hooked.*seed 1.*restore\(\)/)
+    // The usual cause in a suite: an earlier `hooks = fake.intercept()` without await, whose restore() never ran.
+    await expect(b.intercept()).rejects.toThrow(/An intercept\(\) whose promise was not awaited holds its region too.*await it\./)
     // Another region is fine.
     await using east = await b.intercept({ region: 'eu-central-1' })
     expect(east.baseUrl).toBe('https://eu-central-1.hyper.test')

@@ -112,3 +112,17 @@ describe('images', () => {
     for (const s of sizes) expect(Number.isInteger(s)).toBe(true)
   })
 })
+
+describe('unknown option names are refused, naming the allowed ones (a JavaScript typo was ignored)', () => {
+  it('bug: c.stop({ exitcode: 137 }) stopped with exit code 0; create and images.add ignored a misspelt option too', () => {
+    const fake = createDockside({ seed: 1 })
+    const c = fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    expect(() => c.stop({ exitcode: 137 } as never)).toThrow('stop: unknown option "exitcode"; allowed: exitCode.')
+    expect(c.state).toBe('running')
+    expect(fake.events.lastSeq).toBe(1)
+    expect(() => fake.containers.create({ name: 'x', image: 'nginx', labl: {} } as never)).toThrow('containers.create: unknown option "labl"; allowed: name, image, labels, instanceType.')
+    expect(() => fake.images.add('localhost:5000/x', { tag: ['1.0'] } as never)).toThrow('images.add: unknown option "tag"; allowed: tags, layers.')
+    expect(fake.containers.list().map((x) => x.name)).toEqual(['web'])
+    expect(fake.images.list()).toEqual([])
+  })
+})

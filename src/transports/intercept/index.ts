@@ -101,7 +101,8 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
       if (other) {
         throw new Error(
           `dockside: ${origin} is already hooked by another intercept() in this process (a fake with seed ${other.fake.seed}). ` +
-            `Call restore() on that handle first (or use \`await using\`), or hook another region.`,
+            `Call restore() on that handle first (or use \`await using\`), or hook another region. An intercept() whose promise ` +
+            `was not awaited holds its region too, and its handle has no restore() (\`hooks.restore is not a function\`): await it.`,
         )
       }
       if (seen.has(origin)) throw new Error(`dockside: ${origin} is given twice in one intercept(); give each region its own address.`)

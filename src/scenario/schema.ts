@@ -126,9 +126,10 @@ export function schemaProblem(def: SchemaDef | 'scenario', value: unknown): { pa
   const validate = validator(def)
   if (validate(value)) return undefined
   const errors = validate.errors ?? []
-  // The most useful error is the deepest one that is not a oneOf/anyOf summary.
-  const summary = (e: AjvError) => (['oneOf', 'anyOf', 'not', 'if'].includes(e.keyword) ? 1 : 0)
-  const best = [...errors].sort((a, b) => b.instancePath.split('/').length - a.instancePath.split('/').length || summary(a) - summary(b))[0]
+  // The most useful error is the deepest one that is not a oneOf/anyOf summary; at one depth, an unknown field first:
+  // a misspelt name (`replay` for `reply`) is why the object also lacks what it needs.
+  const rank = (e: AjvError) => (e.keyword === 'additionalProperties' ? 0 : ['oneOf', 'anyOf', 'not', 'if'].includes(e.keyword) ? 2 : 1)
+  const best = [...errors].sort((a, b) => b.instancePath.split('/').length - a.instancePath.split('/').length || rank(a) - rank(b))[0]
   return { path: toPath(best.instancePath), expected: describe(best) }
 }
 

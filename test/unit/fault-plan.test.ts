@@ -189,3 +189,13 @@ describe('the fault plan', () => {
     expect(fake.faults.decideAll('events', {}).map((d) => d.rule.id)).toEqual(['later'])
   })
 })
+
+describe('a misspelt action is named', () => {
+  it('bug: { replay: 429 } said "must have exactly one action" without naming replay; now the unknown field first', () => {
+    const fake = createDockside({ seed: 1 })
+    expect(() => fake.faults.add({ on: 'events', replay: 429 } as never)).toThrow(/^fault rule: unknown field "replay"; allowed: id, on, match, reply, /)
+    // With no unknown field, the missing action is still what is said.
+    expect(() => fake.faults.add({ on: 'events' } as never)).toThrow(/^fault rule: must have exactly one action: "reply", /)
+    expect(fake.faults.list()).toEqual([])
+  })
+})

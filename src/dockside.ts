@@ -12,7 +12,7 @@ import { hostTimers } from './runtime/host-timers'
 import { applyScenario, applyScenarioAtRuntime, MAX_CONNECTION_AGE_ZERO } from './scenario/apply'
 import { validateScenario, validateScenarioSync } from './scenario/load'
 import { checkSchema } from './scenario/schema'
-import { FieldError, ScenarioError } from './service/errors'
+import { checkOptions, FieldError, ScenarioError } from './service/errors'
 import { SHUTDOWN_REASON } from './service/close-code'
 import type { Scenario } from './scenario/scenario'
 import type { Containers } from './service/containers'
@@ -183,12 +183,6 @@ const LISTEN_OPTION_NAMES: Record<keyof ListenOptions, true> = { host: true, por
 const INTERCEPT_OPTION_NAMES: Record<keyof import('./transports/intercept/index').InterceptOptions, true> = { region: true, domain: true, baseUrl: true, wsBaseUrl: true, onUnhandled: true }
 /** The in-process hooks' module, once loaded (a dynamic import resolves it again on every call). */
 let interceptModule: Promise<typeof import('./transports/intercept/index')> | undefined
-
-function checkOptions<T>(options: unknown, names: Record<keyof T, true>, subject: string): asserts options is T {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new FieldError('', 'must be an object of options', subject)
-  const unknown = Object.keys(options).find((k) => !Object.hasOwn(names, k))
-  if (unknown !== undefined) throw new FieldError('', `unknown option "${unknown}"; allowed: ${Object.keys(names).join(', ')}`, subject)
-}
 
 /**
  * The `clock` option's start and speed (a scenario's are checked with the scenario): a start the fake can represent, a

@@ -51,23 +51,18 @@ interface Member {
  * What a member's port serves: its fake's protocol until `end(why)`, then a 404 saying why to every request and
  * websocket. A member that ends idle keeps its port open: closing a listening socket resets the connections still
  * waiting in the kernel's accept queue (clients saw ECONNRESET), and a client can always have connected just then.
- * Ended, it keeps nothing of the fake: its request log and overrides (the server reads only handle and upgrade) are
- * emptied.
+ * The server keeps these two functions and what they refer to: once ended, `live` no longer names the fake.
  */
-function gate(fake: Dockside): { protocol: Protocol; end(why: string): void } {
+function gate(fake: Dockside): { protocol: Pick<Protocol, 'handle' | 'upgrade'>; end(why: string): void } {
   let live: Protocol | undefined = fake.protocol
   let why = ''
   const gone = () => errorResponse(new NotFoundError(`No such fake: ${why}. Create another on the shared fake (POST /_dockside/fakes), with a longer ttl if your tests idle that long.`))
   return {
     protocol: {
-      ...fake.protocol,
       handle: (req) => (live ? live.handle(req) : Promise.resolve(gone())),
       upgrade: (req) => (live ? live.upgrade(req) : Promise.resolve({ kind: 'reject', response: gone() })),
     },
-    // Nothing here refers to `fake`: the server keeps these functions, and with them what they refer to.
     end(reason) {
-      live?.requests.clear()
-      live?.overrides.clear()
       live = undefined
       why = reason
     },

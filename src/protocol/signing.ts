@@ -181,7 +181,7 @@ export function unverifiedSignature(headers: SignableRequest['headers'], keys: A
  */
 export async function checkSignature(req: SignableRequest, keys: AccessKeys | undefined, now: number): Promise<SignatureCheck> {
   const unverified = unverifiedSignature(req.headers, keys)
-  if (unverified || keys === undefined) return unverified ?? UNSIGNED
+  if (unverified) return unverified
   const authorization = req.headers.authorization
   if (authorization === undefined) {
     return { ok: false, status: 403, message: 'Missing Authorization header: this fake verifies signed requests (access keys are configured). Sign the request with HYPER-HMAC-SHA256 and send X-Hyper-Date and X-Hyper-Content-Sha256.' }
@@ -200,8 +200,9 @@ export async function checkSignature(req: SignableRequest, keys: AccessKeys | un
   // A date that does not exist (month 13, 31 November) is malformed too: Date.UTC would roll it over silently.
   if (d && new Date(Date.UTC(+d[1], +d[2] - 1, +d[3], +d[4], +d[5], +d[6])).toISOString().replace(/[-:]|\.\d+/g, '') !== date) return { ok: false, status: 400, message: `Malformed X-Hyper-Date ${JSON.stringify(date)}: not a date that exists; expected YYYYMMDDTHHMMSSZ (UTC), e.g. 20260101T000000Z.` }
   if (!d) return { ok: false, status: 400, message: `Missing or malformed X-Hyper-Date ${JSON.stringify(date ?? null)}: expected YYYYMMDDTHHMMSSZ (UTC), e.g. 20260101T000000Z.` }
-  const secret = keys[accessKey]
-  if (secret === undefined) return { ok: false, status: 403, message: `Unknown access key "${accessKey}": this fake knows ${Object.keys(keys).map((k) => `"${k}"`).join(', ')}.` }
+  // Configured (unverifiedSignature answered otherwise).
+  const secret = keys![accessKey]
+  if (secret === undefined) return { ok: false, status: 403, message: `Unknown access key "${accessKey}": this fake knows ${Object.keys(keys!).map((k) => `"${k}"`).join(', ')}.` }
   const at = Date.UTC(+d[1], +d[2] - 1, +d[3], +d[4], +d[5], +d[6])
   if (Math.abs(at - now) > MAX_SKEW_MS) {
     const when = at < now ? 'behind' : 'ahead of'

@@ -1,4 +1,4 @@
-import { checkOptionNames, ConflictError, InvalidInputError, NotFoundError } from './errors'
+import { checkOptions, ConflictError, InvalidInputError, NotFoundError } from './errors'
 import type { EventLog } from './events'
 import type { Journal } from './journal'
 import type { RandomSource } from './random'
@@ -32,6 +32,10 @@ export interface CreateContainerOptions {
    */
   instanceType?: string
 }
+
+/** Every option of create and of a container's stop (checkOptions refuses the others). */
+const CREATE_OPTION_NAMES: Record<keyof CreateContainerOptions, true> = { name: true, image: true, labels: true, instanceType: true }
+const STOP_OPTION_NAMES: Record<'exitCode', true> = { exitCode: true }
 
 /** A handle on one container. */
 export interface Container extends ContainerInfo {
@@ -78,7 +82,7 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
       if (!options || typeof options.image !== 'string' || options.image === '') {
         throw new InvalidInputError('A container needs an "image" (a non-empty string).')
       }
-      checkOptionNames(options, ['name', 'image', 'labels', 'instanceType'], 'containers.create')
+      checkOptions<CreateContainerOptions>(options, CREATE_OPTION_NAMES, 'containers.create')
       const name = options.name ?? deps.random.containerName()
       const bad = containerNameProblem(name)
       if (bad) throw new InvalidInputError(bad)
@@ -128,7 +132,7 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
           return c
         },
         stop(opts = {}) {
-          checkOptionNames(opts, ['exitCode'], 'stop')
+          checkOptions<{ exitCode?: number }>(opts, STOP_OPTION_NAMES, 'stop')
           if (!byId.has(state.id)) throw new NotFoundError(`No such container: ${state.name} (it was removed).`)
           const exitCode = opts.exitCode ?? 0
           if (!Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255) {

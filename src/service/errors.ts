@@ -78,11 +78,11 @@ export class ScenarioError extends DocksideError {
 }
 
 /**
- * Refuses an option object's names that are not `allowed`, naming them: a JavaScript caller's typo (`{ exitcode: 137 }`)
- * was ignored, and the fake went on as if the option had not been given (a stop with exit code 0).
+ * Refuses what is not an object of options, and an option name that is not in `names`, naming the allowed ones: a
+ * JavaScript caller's typo (`{ exitcode: 137 }`) was ignored, and the fake went on as if the option had not been given.
  */
-export function checkOptionNames(options: object, allowed: readonly string[], subject: string): void {
-  for (const name of Object.keys(options)) {
-    if (!allowed.includes(name)) throw new InvalidInputError(`${subject}: unknown option ${JSON.stringify(name)}; allowed: ${allowed.join(', ')}.`)
-  }
+export function checkOptions<T>(options: unknown, names: Record<keyof T, true>, subject: string): asserts options is T {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new FieldError('', 'must be an object of options', subject)
+  const unknown = Object.keys(options).find((k) => !Object.hasOwn(names, k))
+  if (unknown !== undefined) throw new FieldError('', `unknown option "${unknown}"; allowed: ${Object.keys(names).join(', ')}`, subject)
 }

@@ -1,4 +1,4 @@
-import { checkOptionNames, InvalidInputError, NotFoundError } from './errors'
+import { checkOptions, InvalidInputError, NotFoundError } from './errors'
 import { familiarName, stripTag } from './filters'
 
 export { familiarName }
@@ -30,6 +30,9 @@ export interface AddImageOptions {
   /** A layer count (sizes from the seeded source) or a list of layer sizes in bytes. @default 3 */
   layers?: number | number[]
 }
+
+/** Every option of add (checkOptions refuses the others). */
+const ADD_OPTION_NAMES: Record<keyof AddImageOptions, true> = { tags: true, layers: true }
 
 export interface Images {
   /** Adds an image under `name` (a repository, optionally `:tag`; a `@digest` is refused); returns it. */
@@ -161,7 +164,7 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
 
   const api: Images = {
     add(name, options = {}) {
-      checkOptionNames(options, ['tags', 'layers'], 'images.add')
+      checkOptions<AddImageOptions>(options, ADD_OPTION_NAMES, 'images.add')
       checkNoDigest(name, 'the image name')
       // As the daemon names it: `docker.io/library/nginx` and `library/nginx` are `nginx` (three images for one name
       // otherwise, of which docker inspect found one).

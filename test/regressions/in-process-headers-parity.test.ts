@@ -93,3 +93,19 @@ describe('the in-process answer carries the headers node:http adds, as the serve
     expect([p.status, p.statusText]).toEqual([599, 'unknown'])
   })
 })
+
+describe('restore() and a stream already open (in-process.md, known limits)', () => {
+  it('restore() unhooks new requests; an open GET /events runs on until fake.close() ends it', async () => {
+    const fake = createDockside({ seed: 3 })
+    open.push(() => fake.close())
+    const hooks = await fake.intercept({ baseUrl: 'http://docker.test:2375' })
+    const res = await fetch(`${hooks.baseUrl}/events`)
+    const reader = res.body!.getReader()
+    hooks.restore()
+    fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    const { value } = await reader.read()
+    expect(JSON.parse(new TextDecoder().decode(value)).Action).toBe('start')
+    await fake.close()
+    expect((await reader.read()).done).toBe(true)
+  })
+})

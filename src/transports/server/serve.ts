@@ -395,7 +395,7 @@ function writeRaw(socket: Duplex, answer: ProtoResponse & { body?: string }) {
 }
 
 /** Serves the protocol on node:http (or https) plus ws, bound to 127.0.0.1 unless told otherwise. */
-export async function serve(protocol: Protocol, options: ServeOptions = {}): Promise<RunningServer> {
+export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'>, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   // The events websocket takes no client messages: a frame over EVENTS_MAX_MESSAGE bytes closes it with 1009.
   // The sub-protocol answered is the one the in-process WebSocket answers too (the protocol's choice).

@@ -1,6 +1,7 @@
 // `GET /events/ws`: refuse before the upgrade, or accept and stream one text frame per event.
 import type { ServiceEvent, Subscriber, TimeFormat } from '../service/events'
 import type { CompiledFilter } from '../service/filters'
+import type { OpenedConnection } from '../service/delivery'
 import type { FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
@@ -150,6 +151,8 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
   aging = false
   /** Timers of faults in flight (per-event latency, a close after a time), only when there are such faults. */
   timers: Set<TimerHandle> | undefined
+  /** Its connection in the delivery tracker, which each send is counted on (set once opened). */
+  tracked: OpenedConnection | undefined
 
   constructor(
     readonly svc: Service,
@@ -180,7 +183,7 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
     const subscriber: Subscriber = latency ? { filter: q.filter, deliver: paced(svc, latency, (e) => this.deliver(e), (this.timers ??= new Set())) } : this
     this.hub.add(this)
     try {
-      svc.deliveries.opened(this.key, this.id, 'ws', replaySince(q), signal, q.until, q.filter.filters)
+      this.tracked = svc.deliveries.opened(this.key, this.id, 'ws', replaySince(q), signal, q.until, q.filter.filters)
       svc.journal.record('ws.open', { socket: this.id, client: this.key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
       maxAges(svc).add(this)
       const gone = sinceGone(svc, q)
@@ -208,7 +211,7 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
     if (this.closed) return
     this.sink.send(e.frame(this.format))
     this.sent++
-    this.svc.deliveries.sent(this.key, this.id, e)
+    this.svc.deliveries.sentOn(this.tracked!, e)
     const ending = this.ending
     if (ending && ending.action.afterMessages > 0 && this.sent >= ending.action.afterMessages) this.strike()
     // A client that stopped reading: close it before its backlog grows the server's memory without bound. Bytes held

@@ -423,6 +423,24 @@ describe('where what is owed starts and stops', () => {
     expect(r.connections).toMatchObject([{ sent: 0, closedBy: 'server', code: 1000 }])
   })
 
+  it('sentOn, with the connection opened returned, counts as sent does: on the client, and on that connection while open', () => {
+    const w = world()
+    const { d } = w
+    d.attempt('c', {})
+    const first = d.opened('c', 1, 'ws', undefined)
+    d.attempt('c', {})
+    const second = d.opened('c', 2, 'ws', undefined)
+    const [a, b, c] = [w.ev(), w.ev(), w.ev()]
+    d.sentOn(first, a)
+    d.sentOn(second, a)
+    d.sentOn(second, b)
+    d.closed('c', 2, 'client', 1000, '')
+    d.sentOn(second, c)
+    const r = d.report('c')
+    expect(r.connections.map((x) => [x.socket, x.sent])).toEqual([[1, 1], [2, 2]])
+    expect([r.delivered, r.duplicates.map((x) => [x.seq, x.times]), r.missed.map((x) => x.seq)]).toEqual([3, [[a.seq, 2]], []])
+  })
+
   it('one of two open connections closed by the server: no stretch away while the other is open', async () => {
     const w = world()
     const { d } = w
@@ -670,6 +688,39 @@ describe('what was sent follows the log', () => {
     expect([r.expected, r.delivered, r.missed]).toEqual([10, 10, []])
     expect(r.duplicates.map((x) => [x.seq, x.times])).toEqual(events.map((e) => [e.seq, 210]))
     expect(r.connections[0].sent).toBe(2100)
+  })
+
+  it('thousands of sends through sentOn and sent, as the list slides and grows: the report is exact after every event', () => {
+    const w = world({ retain: 500 })
+    const { d } = w
+    d.attempt('r', {})
+    const opened = d.opened('r', 1, 'ws', undefined)
+    const times = new Map<number, number>()
+    const send = (e: ServiceEvent, i: number) => {
+      times.set(e.seq, (times.get(e.seq) ?? 0) + 1)
+      // Both ways in, as the websocket (sentOn) and the stream (sent) feed it.
+      if (i % 2 === 0) d.sentOn(opened, e)
+      else d.sent('r', 1, e)
+    }
+    for (let i = 1; i <= 5000; i++) {
+      const e = w.ev()
+      if (i % 333 !== 0) send(e, i)
+      // Now and then an event sent twice, as a replay overlapping live events resends it.
+      if (i % 97 === 0) send(e, i + 1)
+      // After every event: a send lost as the list slides would be at the window's front, gone from it a few events on.
+      let delivered = 0
+      let duplicates = 0
+      for (let seq = Math.max(1, i - 499); seq <= i; seq++) {
+        const n = times.get(seq) ?? 0
+        if (n > 0) delivered++
+        if (n > 1) duplicates++
+      }
+      const r = d.summary('r')
+      if (r.delivered !== delivered || r.duplicates !== duplicates || r.expected !== Math.min(i, 500)) {
+        expect([r.expected, r.delivered, r.duplicates], `after ${i} events`).toEqual([Math.min(i, 500), delivered, duplicates])
+      }
+    }
+    expect(d.report('r').connections[0].sent).toBe([...times.values()].reduce((x, y) => x + y, 0))
   })
 
   it('sends of events the log dropped drop out of the report; the rest stay exact', () => {

@@ -32,6 +32,22 @@ describe('the journal', () => {
     expect(j.record('next').seq).toBe(6)
   })
 
+  it('a listener unsubscribed by another during an entry does not hear it; one subscribed during it does, once', () => {
+    const j = createJournal(() => 0)
+    const heard: string[] = []
+    let late: (() => void) | undefined
+    const offs: (() => void)[] = []
+    j.subscribe((e) => {
+      heard.push(`first ${e.seq}`)
+      offs[0]()
+      late ??= j.subscribe((x) => heard.push(`late ${x.seq}`))
+    })
+    offs.push(j.subscribe((e) => heard.push(`second ${e.seq}`)))
+    j.record('a')
+    j.record('b')
+    expect(heard).toEqual(['first 1', 'late 1', 'first 2', 'late 2'])
+  })
+
   it('keeps the last `limit` entries in order and counts the dropped ones', () => {
     const j = createJournal(() => 0, 3)
     for (let i = 1; i <= 5; i++) j.record(`e${i}`)

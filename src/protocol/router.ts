@@ -9,7 +9,7 @@ import { BodyTooLargeError, HEADER_OVERFLOW_MESSAGE, headerOverflow, resolveLimi
 import { createOverrides, type OverrideStore } from './overrides'
 import { pushRoute } from './push'
 import { createRequestLog, type RequestLog } from './requests'
-import { checkSignature, unverifiedSignature, type AccessKeys } from './signing'
+import { checkSignature, unverifiedSignature, type AccessKeys, type SignatureCheck } from './signing'
 import type { ProtoRequest, ProtoResponse, UpgradeResult } from './types'
 
 /** What the protocol needs from the fake around it. */
@@ -39,6 +39,12 @@ export interface Protocol {
   handle(req: ProtoRequest): Promise<ProtoResponse>
   /** Decides an events websocket upgrade: refuse with an HTTP answer, or accept. */
   upgrade(req: ProtoRequest): Promise<UpgradeResult>
+  /**
+   * {@link upgrade}, decided at once when nothing waits (no override that answers, no signature to verify, no connect
+   * latency or stall): the result itself, else its promise. For a transport that does less on a connect decided at
+   * once (the server reads the socket only while a decision waits). May throw where `upgrade` rejects.
+   */
+  decideUpgrade(req: ProtoRequest): UpgradeResult | Promise<UpgradeResult>
   /** Live events sockets. */
   readonly hub: SocketHub
   /** The routes the fake serves, for "unhandled request" messages. */
@@ -102,6 +108,8 @@ export function createProtocol(host: ProtocolHost): Protocol {
     overrides.size === 0 || isAdmin(target.path)
       ? undefined
       : overrides.answer(host.service(), { method: req.method, url: req.url, path: target.path, query: target.query, headers: req.headers, client: clientOf(req, target), signal: req.signal, body: () => req.body() })
+  /** What an override made of a request: its answer (or none: pass it on) and its id. */
+  type Outcome = Awaited<ReturnType<typeof overridden>>
   const refused = (req: ProtoRequest, path: string, refusal: Refusal) => {
     host.service().journal.record('access.refused', { path, status: refusal.response.status, reason: refusal.reason, origin: req.headers.origin, host: req.headers.host })
     return refusal.response
@@ -162,49 +170,72 @@ export function createProtocol(host: ProtocolHost): Protocol {
       if (!target.path.startsWith('/_dockside/journal')) record(began, req, target, res.status, override, bodyText)
       return res
     },
-    async upgrade(req) {
-      if (headerOverflow(req.url, req.headers)) return { kind: 'reject', response: jsonError(431, HEADER_OVERFLOW_MESSAGE) }
-      const target = targetOf(req.url)
-      const began = host.service()
-      if (target.path !== '/events/ws') return { kind: 'not-found', response: jsonError(404, `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.`) }
-      // An override may refuse the upgrade with its own answer, delay it, or pass it on.
-      let outcome: Awaited<ReturnType<typeof overridden>>
-      // No await unless an override could answer (an await allocates even on a value that is not a promise).
+    upgrade(req) {
       try {
-        const looking = overridden(req, target)
-        outcome = looking && (await looking)
+        const decided = decideUpgrade(req)
+        return decided instanceof Promise ? decided : Promise.resolve(decided)
       } catch (error) {
-        outcome = { id: '(failed)', response: errorResponse(error) }
+        return Promise.reject(error)
       }
-      if (outcome?.response) {
-        record(began, req, target, outcome.response.status, outcome.id, undefined, true)
-        return { kind: 'reject', response: { ...outcome.response, body: outcome.response.body ?? '' } }
-      }
-      const override = outcome?.id
-      if (req.method !== 'GET') {
-        record(began, req, target, 405, override, undefined, true)
-        return { kind: 'reject', response: jsonError(405, `A websocket upgrade must be a GET request, not ${req.method}.`, { allow: 'GET' }) }
-      }
-      const refusal = guardUpgrade(req, host.access?.() ?? noAccess)
-      if (refusal) {
-        record(began, req, target, refusal.response.status, override, undefined, true)
-        return { kind: 'reject', response: refused(req, target.path, refusal) }
-      }
-      // HYPER-HMAC-SHA256 signed headers: always accepted; verified when access keys are configured.
-      const svc = host.service()
-      const keys = host.accessKeys?.()
-      const signature = unverifiedSignature(req.headers, keys) ?? (await checkSignature({ method: req.method, url: req.url, headers: req.headers, body: '' }, keys, svc.clock.now()))
-      if (!signature.ok) {
-        svc.journal.record('auth.refused', { path: target.path, status: signature.status, reason: signature.message })
-        const response = json(signature.status, signature.detail ? { message: signature.message, ...signature.detail } : { message: signature.message })
-        record(began, req, target, signature.status, override, undefined, true)
-        return { kind: 'reject', response }
-      }
-      if (signature.accessKey) svc.journal.record('auth.signed', { accessKey: signature.accessKey, verified: signature.verified })
-      const deciding = eventsUpgrade(host.service(), hub, req, target, limits)
-      const result = deciding instanceof Promise ? await deciding : deciding
+    },
+    decideUpgrade: (req) => decideUpgrade(req),
+  }
+
+  // An upgrade is decided in steps, each going on at once unless what it needs is a promise (an override's answer,
+  // a signature to verify, a connect latency): the connect of every client is decided without a promise turn.
+  function decideUpgrade(req: ProtoRequest): UpgradeResult | Promise<UpgradeResult> {
+    if (headerOverflow(req.url, req.headers)) return { kind: 'reject', response: jsonError(431, HEADER_OVERFLOW_MESSAGE) }
+    const target = targetOf(req.url)
+    const began = host.service()
+    if (target.path !== '/events/ws') return { kind: 'not-found', response: jsonError(404, `No websocket endpoint at ${req.url}. This fake serves GET /events/ws.`) }
+    // An override may refuse the upgrade with its own answer, delay it, or pass it on.
+    const failed = (error: unknown): Outcome => ({ id: '(failed)', response: errorResponse(error) })
+    let looking: ReturnType<typeof overridden>
+    try {
+      looking = overridden(req, target)
+    } catch (error) {
+      return afterOverride(req, target, began, failed(error))
+    }
+    if (looking === undefined) return afterOverride(req, target, began, undefined)
+    return Promise.resolve(looking).then((outcome) => afterOverride(req, target, began, outcome), (error: unknown) => afterOverride(req, target, began, failed(error)))
+  }
+
+  function afterOverride(req: ProtoRequest, target: Target, began: Service, outcome: Outcome): UpgradeResult | Promise<UpgradeResult> {
+    if (outcome?.response) {
+      record(began, req, target, outcome.response.status, outcome.id, undefined, true)
+      return { kind: 'reject', response: { ...outcome.response, body: outcome.response.body ?? '' } }
+    }
+    const override = outcome?.id
+    if (req.method !== 'GET') {
+      record(began, req, target, 405, override, undefined, true)
+      return { kind: 'reject', response: jsonError(405, `A websocket upgrade must be a GET request, not ${req.method}.`, { allow: 'GET' }) }
+    }
+    const refusal = guardUpgrade(req, host.access?.() ?? noAccess)
+    if (refusal) {
+      record(began, req, target, refusal.response.status, override, undefined, true)
+      return { kind: 'reject', response: refused(req, target.path, refusal) }
+    }
+    // HYPER-HMAC-SHA256 signed headers: always accepted; verified when access keys are configured.
+    const svc = host.service()
+    const keys = host.accessKeys?.()
+    const unverified = unverifiedSignature(req.headers, keys)
+    if (unverified) return afterSignature(req, target, began, override, svc, unverified)
+    return checkSignature({ method: req.method, url: req.url, headers: req.headers, body: '' }, keys, svc.clock.now()).then((signature) => afterSignature(req, target, began, override, svc, signature))
+  }
+
+  function afterSignature(req: ProtoRequest, target: Target, began: Service, override: string | undefined, svc: Service, signature: SignatureCheck): UpgradeResult | Promise<UpgradeResult> {
+    if (!signature.ok) {
+      svc.journal.record('auth.refused', { path: target.path, status: signature.status, reason: signature.message })
+      const response = json(signature.status, signature.detail ? { message: signature.message, ...signature.detail } : { message: signature.message })
+      record(began, req, target, signature.status, override, undefined, true)
+      return { kind: 'reject', response }
+    }
+    if (signature.accessKey) svc.journal.record('auth.signed', { accessKey: signature.accessKey, verified: signature.verified })
+    const decided = (result: UpgradeResult) => {
       record(began, req, target, result.kind === 'reject' ? result.response.status : 101, override, undefined, true)
       return result
-    },
+    }
+    const deciding = eventsUpgrade(host.service(), hub, req, target, limits)
+    return deciding instanceof Promise ? deciding.then(decided) : decided(deciding)
   }
 }

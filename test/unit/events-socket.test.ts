@@ -234,3 +234,38 @@ describe('maximum age given as a number', () => {
     expect(s.log).toEqual([[1000, 'maximum connection age of 5000 ms reached; reconnect to continue']])
   })
 })
+
+describe('decideUpgrade: a connect decided at once is answered without a promise', () => {
+  const request = (url: string) => ({ method: 'GET', url, headers: {}, signal: new AbortController().signal, body: async () => '' })
+
+  it('a plain connect is its result, already logged; a refusal too', () => {
+    const fake = createDockside({ seed: 1 })
+    const decided = fake.protocol.decideUpgrade(request('/events/ws?client=now'))
+    expect(decided).not.toBeInstanceOf(Promise)
+    expect(decided).toMatchObject({ kind: 'accept' })
+    expect(fake.requests.list().map((r) => [r.status, r.websocket])).toEqual([[101, true]])
+    expect(fake.protocol.decideUpgrade(request('/events/ws?filters=nope'))).toMatchObject({ kind: 'reject', response: { status: 400 } })
+    expect(fake.protocol.decideUpgrade(request('/nope'))).toMatchObject({ kind: 'not-found' })
+  })
+
+  it('what waits (connect latency, an override, a signature to verify) is a promise of what upgrade() answers', async () => {
+    const fake = createDockside({ seed: 1 })
+    fake.faults.add({ on: 'events', latency: { connect: '1s' }, match: { client: 'slow' } })
+    fake.use({ method: 'GET', path: '/events/ws', query: { client: 'overridden' } }, { status: 503, body: { message: 'down' } })
+    const slow = fake.protocol.decideUpgrade(request('/events/ws?client=slow'))
+    expect(slow).toBeInstanceOf(Promise)
+    await fake.clock.advance('1s')
+    expect(await slow).toMatchObject({ kind: 'accept' })
+    const overridden = fake.protocol.decideUpgrade(request('/events/ws?client=overridden'))
+    expect(overridden).toBeInstanceOf(Promise)
+    expect(await overridden).toMatchObject({ kind: 'reject', response: { status: 503 } })
+    const keyed = createDockside({ seed: 1, accessKeys: { AK: 'secret' } })
+    const signedRequest = () => ({ ...request('/events/ws?client=signed'), headers: { authorization: 'HYPER-HMAC-SHA256 Credential=AK/20260101/us-west-1/hyper/hyper_request, SignedHeaders=host;x-hyper-date, Signature=00' } })
+    const signed = keyed.protocol.decideUpgrade(signedRequest())
+    expect(signed).toBeInstanceOf(Promise)
+    expect(await signed).toEqual(await keyed.protocol.upgrade(signedRequest()))
+    expect(await signed).toMatchObject({ kind: 'reject', response: { status: 400 } })
+    // upgrade() answers a promise whatever the way.
+    expect(fake.protocol.upgrade(request('/events/ws?client=now'))).toBeInstanceOf(Promise)
+  })
+})

@@ -395,7 +395,7 @@ function writeRaw(socket: Duplex, answer: ProtoResponse & { body?: string }) {
 }
 
 /** Serves the protocol on node:http (or https) plus ws, bound to 127.0.0.1 unless told otherwise. */
-export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'>, options: ServeOptions = {}): Promise<RunningServer> {
+export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Partial<Pick<Protocol, 'decideUpgrade'>>, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   // The events websocket takes no client messages: a frame over EVENTS_MAX_MESSAGE bytes closes it with 1009.
   // The sub-protocol answered is the one the in-process WebSocket answers too (the protocol's choice).
@@ -515,6 +515,15 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'>, opti
     // Over TLS the upgrade's socket is the TLS one, not the TCP socket 'connection' saw: it needs the listener too.
     if (!sockets.has(socket)) socket.on('close', onSocketClose)
     const controller = gone.controller
+    // Decided at once (nothing waits: the connect of nearly every client), it is answered at once.
+    let decided: UpgradeResult | Promise<UpgradeResult>
+    try {
+      const request = toProtoRequest(req, controller.signal, served)
+      decided = protocol.decideUpgrade ? protocol.decideUpgrade(request) : protocol.upgrade(request)
+      if (!(decided instanceof Promise)) return finishUpgrade(req, socket, head, decided, gone)
+    } catch (error) {
+      return upgradeFailed(socket, error)
+    }
     // While the protocol decides (an injected stall or latency can take long), read the socket: a paused socket never
     // sees the client leave. A client sends nothing before the 101; whatever comes early is kept for ws.
     const early: Buffer[] = [head]
@@ -523,19 +532,20 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'>, opti
     socket.on('data', keep)
     socket.on('end', left)
     socket.resume()
-    protocol
-      .upgrade(toProtoRequest(req, controller.signal, served))
+    decided
       .then((result) => {
         // ws takes the socket over synchronously in finishUpgrade (still flowing: it adds its own 'data' listener).
         socket.off('data', keep)
         socket.off('end', left)
         return finishUpgrade(req, socket, early.length === 1 ? head : Buffer.concat(early), result, gone)
       })
-      .catch((error: unknown) => {
-        // Once upgraded, the socket speaks websocket: never write HTTP text into it.
-        if (!upgraded.has(socket)) writeRaw(socket, errorResponse(error))
-        else socket.destroy()
-      })
+      .catch((error: unknown) => upgradeFailed(socket, error))
+  }
+
+  const upgradeFailed = (socket: Duplex, error: unknown) => {
+    // Once upgraded, the socket speaks websocket: never write HTTP text into it.
+    if (!upgraded.has(socket)) writeRaw(socket, errorResponse(error))
+    else socket.destroy()
   }
 
   const finishUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer, result: UpgradeResult, gone: ClientGone) => {

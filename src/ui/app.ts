@@ -40,6 +40,8 @@ interface Link { kind: 'connecting' | 'live' | 'down'; reason?: string; since: n
 const EVENTS_KEPT = 300
 const TIMELINE_MS = 120_000
 const CONTAINERS_SHOWN = 30
+/** Events clients listed before **Show all**: a burst of connections (anonymous ones open at once are a client each) must not grow the page without bound. */
+const CLIENTS_SHOWN = 30
 /** No message for this long (the feed sends one a second) means the feed is stuck: it is reopened. */
 const SILENT_MS = 5000
 /** The feed's reconnects back off from 250 ms to this. */
@@ -81,6 +83,11 @@ const fmtMs = (ms: number) => {
   return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
 }
 const fmtTime = (ms: number) => new Date(ms).toISOString().slice(11, 19)
+/** An event's time: with its date when that is not the clock's day (after an advance of hours, 10:00 could be either day). */
+const fmtEventTime = (ms: number, nowMs: number) => {
+  const iso = new Date(ms).toISOString()
+  return iso.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10) ? iso.slice(11, 19) : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`
+}
 const fmtBytes = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} kB` : `${n} B`)
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const faultAction = (f: Fault) => ['reply', 'refuse', 'error', 'close', 'drop', 'reset', 'truncate', 'stall', 'dribble', 'latency'].filter((k) => f[k] !== undefined).map((k) => `${k}: ${JSON.stringify(f[k])}`).join(', ')
@@ -239,7 +246,7 @@ function Containers(p: { state: State; now: number; act: Act }) {
   </${Section}>`
 }
 
-function Events(p: { events: EventLine[]; filter: string; setFilter: (f: string) => void; error: string }) {
+function Events(p: { events: EventLine[]; now: number; filter: string; setFilter: (f: string) => void; error: string }) {
   const [draft, setDraft] = useState(p.filter)
   return html`<${Section} id="events" title="Event stream" note="times in UTC">
     <form class="inline" onSubmit=${(e: Event) => (e.preventDefault(), p.setFilter(draft.trim()))}>
@@ -252,7 +259,7 @@ function Events(p: { events: EventLine[]; filter: string; setFilter: (f: string)
       ${p.events.slice(0, 100).map((e) =>
         isSkip(e)
           ? html`<li class="muted">… ${plural(e.skipped, 'event')} not shown here: the page fell behind …</li>`
-          : html`<li><span class="mono muted">${fmtTime(Number(e.timeNano) / 1e6)}</span> <span class=${`state ${e.Action === 'start' ? 'running' : 'exited'}`}>${e.Action}</span> ${e.Actor.Attributes.name} <span class="muted">${e.from}${e.Action === 'stop' ? ` exit ${e.Actor.Attributes.exitCode}` : ''}</span></li>`,
+          : html`<li><span class="mono muted">${fmtEventTime(Number(e.timeNano) / 1e6, p.now)}</span> <span class=${`state ${e.Action === 'start' ? 'running' : 'exited'}`}>${e.Action}</span> ${e.Actor.Attributes.name} <span class="muted">${e.from}${e.Action === 'stop' ? ` exit ${e.Actor.Attributes.exitCode}` : ''}</span></li>`,
       )}
     </ol>
   </${Section}>`
@@ -277,19 +284,22 @@ function Pushes(p: { state: State }) {
 }
 
 function Clients(p: { state: State }) {
+  const [all, setAll] = useState(false)
   const ds = p.state.deliveries
+  const shown = all ? ds : ds.slice(0, CLIENTS_SHOWN)
   // Counted from the delivery data: every open connection, websocket or GET /events stream, named or anonymous.
   const open = ds.reduce((n, d) => n + d.open, 0)
   const ws = ds.reduce((n, d) => n + d.openVia.ws, 0)
   return html`<${Section} id="clients" title="Events clients">
-    <p class="muted" data-testid="connected">${plural(open, 'connection')} open now (${ws} websocket, ${open - ws} <code>GET /events</code>) from ${ds.filter((d) => d.open > 0).length} of ${plural(ds.length, 'client')}</p>
+    <p class="muted" data-testid="connected">${plural(open, 'connection')} open now (${ws} websocket, ${open - ws} <code>GET /events</code>) from ${ds.filter((d) => d.open > 0).length} of ${plural(ds.length, 'client')}${shown.length < ds.length ? ` · showing the first ${shown.length}` : ''}</p>
     <table class="cards">
       <thead><tr><th>Client</th><th>Connections</th><th>Gaps</th><th>Expected</th><th>Delivered</th><th>Missed</th><th>Duplicates</th><th>Refused</th></tr></thead>
-      <tbody>${ds.map(
+      <tbody>${shown.map(
         (d) => html`<tr data-client=${d.client}><td data-label="Client" class="mono">${d.client}${d.open > 0 ? html` <span title=${`${plural(d.open, 'connection')} open now`} aria-label=${`${plural(d.open, 'connection')} open now`}>●${d.open > 1 ? ` ${d.open}` : ''}</span>` : ''}</td><td data-label="Connections">${d.connections}</td><td data-label="Gaps" class=${d.away ? 'bad' : ''}>${d.gaps}${d.away ? ' (away)' : ''}</td><td data-label="Expected">${d.expected}</td><td data-label="Delivered">${d.delivered}</td>
           <td data-label="Missed" class=${d.missed ? 'bad' : ''}>${d.missed}</td><td data-label="Duplicates" class=${d.duplicates ? 'bad' : ''}>${d.duplicates}</td><td data-label="Refused">${d.refusals}</td></tr>`,
       )}</tbody>
     </table>
+    ${ds.length > CLIENTS_SHOWN && html`<button onClick=${() => setAll(!all)}>${all ? `Show the first ${CLIENTS_SHOWN}` : `Show all ${ds.length} clients`}</button>`}
   </${Section}>`
 }
 
@@ -374,6 +384,21 @@ function useFeed() {
       }
     }
 
+    /** Acknowledges state `seq` of the feed `ac` reads; when that fails, the feed is reopened (after the backoff). */
+    async function ack(feed: string, seq: number, ac: AbortController) {
+      let problem: string | undefined
+      try {
+        const res = await fetch('/_dockside/live/ack', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ feed, seq }) })
+        if (res.ok) failures = 0
+        else problem = `${res.status}: ${(await answerOf(res)).message}`
+      } catch (error) {
+        problem = (error as Error).message
+      }
+      if (problem === undefined || ac.signal.aborted || stopped) return
+      ac.abort()
+      down(`the fake did not get this page's acknowledgement (${problem}); reconnecting`, backoff())
+    }
+
     async function run(res: Response, ac: AbortController, f: string) {
       current?.abort()
       current = ac
@@ -393,11 +418,11 @@ function useFeed() {
             setReceived(performance.now())
             if (!live) setLink({ kind: 'live', since: performance.now() })
             live = true
-            failures = 0
-            // The fake sends the next state once this one is acknowledged: never more than one behind.
-            if (s.feed !== undefined) {
-              void fetch('/_dockside/live/ack', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ feed: s.feed, seq: s.seq }) }).catch(() => {})
-            }
+            // The fake sends the next state once this one is acknowledged: never more than one behind. An
+            // acknowledgement that did not get through leaves the feed silent: reopened at once, not left to say
+            // `live` over a picture that stopped moving until the watchdog notices. Retries back off until one does.
+            if (s.feed === undefined) failures = 0
+            else void ack(s.feed, s.seq, ac)
           } else if (m.event === 'events') {
             const fresh = (JSON.parse(m.data) as EventFrame[]).reverse()
             setEvents((old) => [...fresh, ...old].slice(0, EVENTS_KEPT))
@@ -530,7 +555,7 @@ function App() {
     <p class="actions-log" role="log" aria-live="polite" aria-label="Results of your actions">${log.map((l) => html`<span>${l}</span>`)}</p>
     <main class="grid">
       <${Containers} state=${state} now=${now} act=${act} />
-      <${Events} events=${events} filter=${filter} setFilter=${applyFilter} error=${filterError} />
+      <${Events} events=${events} now=${now} filter=${filter} setFilter=${applyFilter} error=${filterError} />
       <${Pushes} state=${state} />
       <${Faults} state=${state} act=${act} />
       <${Clients} state=${state} />

@@ -108,7 +108,9 @@ function timelineOf(svc: Service, now: number) {
     if (c.state === 'running') list.push([open.get(c.id) ?? c.startedAt ?? knownFromMs, null])
     if (list.length) spans[c.id] = list.slice(-TIMELINE_SPANS_KEPT)
   }
-  return { fromMs, toMs: now, knownFromMs, spans }
+  // Where the whole log's history begins once it has dropped older events (null: it holds every event): the delivery
+  // counts cover only what it holds.
+  return { fromMs, toMs: now, knownFromMs, heldFromMs: evicted > 0n ? Number(evicted / 1_000_000n) : null, spans }
 }
 
 /** What the feed tracks of the clock beyond its reading: whether a timeline step (not a clock pause) paused it. */
@@ -132,7 +134,14 @@ function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number
       const open = report.connections.filter((x) => x.closedAt === undefined)
       const gaps = report.gaps
       return {
-        ...svc.deliveries.summary(c),
+        // GET /_dockside/deliveries' counts, from the report (a summary would walk the log a second time per client).
+        client: report.client,
+        expected: report.expected,
+        delivered: report.delivered,
+        missed: report.missed.length,
+        duplicates: report.duplicates.length,
+        connections: report.connections.length,
+        refusals: report.refusals.length,
         gaps: gaps.length,
         away: gaps.some((g) => g.ongoing === true),
         // Connections open now, websockets and `GET /events` streams alike.

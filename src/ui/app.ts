@@ -16,7 +16,7 @@ interface Push { id: number; repository: string; tags: string[]; registry: strin
 interface Fault { id: string; on: string; fired: number; matched: number; timesTotal: number | 'always'; remaining: number | 'always'; status: string; [k: string]: unknown }
 interface Delivery { client: string; expected: number; delivered: number; missed: number; duplicates: number; connections: number; refusals: number; gaps: number; away: boolean; open: number; openVia: { ws: number; stream: number } }
 interface Bucket { rule: number; route: string; client: string; tokens: number; burst: number }
-interface TimelineData { fromMs: number; toMs: number; knownFromMs: number; spans: Record<string, [number, number | null][]> }
+interface TimelineData { fromMs: number; toMs: number; knownFromMs: number; heldFromMs: number | null; spans: Record<string, [number, number | null][]> }
 interface State {
   seq: number
   feed?: string
@@ -299,6 +299,8 @@ function Clients(p: { state: State }) {
           <td data-label="Missed" class=${d.missed ? 'bad' : ''}>${d.missed}</td><td data-label="Duplicates" class=${d.duplicates ? 'bad' : ''}>${d.duplicates}</td><td data-label="Refused">${d.refusals}</td></tr>`,
       )}</tbody>
     </table>
+    ${p.state.timeline.heldFromMs !== null &&
+    html`<p class="muted small" data-testid="clients-window">Expected, delivered, missed and duplicates count the events the fake still holds: its log dropped those up to ${fmtEventTime(p.state.timeline.heldFromMs, p.state.clock.nowMs)} UTC (<code>retainEvents</code>).</p>`}
     ${ds.length > CLIENTS_SHOWN && html`<button onClick=${() => setAll(!all)}>${all ? `Show the first ${CLIENTS_SHOWN}` : `Show all ${ds.length} clients`}</button>`}
   </${Section}>`
 }

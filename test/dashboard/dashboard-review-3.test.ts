@@ -93,6 +93,26 @@ describe.skipIf(noChromium)('the dashboard in a demo, in Chromium', () => {
     for (const ws of sockets) ws.close()
   })
 
+  it('once the log drops events (retainEvents), the delivery counts say they cover only what it holds, and from when', async () => {
+    await open({ seed: 3, retainEvents: 3, scenario: { containers: [{ name: 'web', image: 'nginx' }] } })
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/events/ws`)
+    await new Promise((r) => ws.once('open', r))
+    const web = fake.containers.get('web')
+    web.start()
+    await expect.poll(() => page.locator('#clients [data-label=Expected]').textContent()).toBe('1')
+    expect(await page.getByTestId('clients-window').count()).toBe(0)
+    await fake.clock.advance('1s')
+    web.stop()
+    await fake.clock.advance('1s')
+    web.start()
+    await fake.clock.advance('1s')
+    web.stop()
+    // Four events, three held: the first start (at the clock's start) is gone from the log and from the counts.
+    await expect.poll(() => page.locator('#clients [data-label=Expected]').textContent()).toBe('3')
+    expect(await page.getByTestId('clients-window').textContent()).toBe("Expected, delivered, missed and duplicates count the events the fake still holds: its log dropped those up to 00:00:00 UTC (retainEvents).")
+    ws.close()
+  })
+
   it('an image by digest and a long label: every column and button of the row stays in its panel at 1280 and 1920 px', async () => {
     const image = `registry.example.com/team/payments-service@sha256:${'9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'}`
     await open({ seed: 3, scenario: { containers: [{ name: 'payments-service-canary-eu-west-1', image, labels: { 'org.opencontainers.image.revision': 'e83c5163316f89bfbde7d9ab23ca2e25604af290' }, running: true }] } })

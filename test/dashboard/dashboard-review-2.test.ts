@@ -2,12 +2,11 @@
 // the server knows (fault schedules, container history whatever the filter, open connections), never queues states
 // behind a slow reader, and the page shows when it is not live, why, and reconnects. Each test drives the page in
 // Chromium or reads GET /_dockside/live as a client, as test/dashboard/dashboard.test.ts and admin-live.test.ts do.
-import { rmSync } from 'node:fs'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import WebSocket from 'ws'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside, type DocksideOptions } from '../../src/index'
-import { ensureUiBuilt, readSse, noChromium, openChromium } from './support'
+import { ensureUiBuilt, readSse, noChromium, pageForEachTest } from './support'
 
 const skip = noChromium
 
@@ -186,34 +185,10 @@ describe('the live feed', () => {
 })
 
 describe.skipIf(skip)('the page in Chromium', () => {
-  let context: BrowserContext
   let page: Page
-  let profile: string
   let url: string
-  let problems: string[] = []
-  /** Console errors a test expects (the browser's own lines for a server that is down or refuses). */
-  let expected: RegExp[] = []
-
-  beforeAll(async () => {
-    ;({ context, profile } = await openChromium('dockside-dashboard-review-'))
-    page = context.pages()[0] ?? (await context.newPage())
-    page.on('console', (m) => m.type() === 'error' && !expected.some((re) => re.test(m.text())) && problems.push(`console: ${m.text()}`))
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
-  })
-  afterAll(async () => {
-    await context?.close()
-    rmSync(profile, { recursive: true, force: true })
-  })
-  afterEach(async () => {
-    await page.goto('about:blank')
-    await page.unrouteAll()
-    await fake?.close()
-    await page.setViewportSize({ width: 1280, height: 800 })
-    const seen = problems
-    problems = []
-    expected = []
-    expect(seen).toEqual([])
-  })
+  const chromium = pageForEachTest('dockside-dashboard-review-', () => fake?.close())
+  beforeAll(() => void (page = chromium.page))
 
   const open = async (options: DocksideOptions, query = '') => {
     fake = createDockside(options)
@@ -256,7 +231,7 @@ describe.skipIf(skip)('the page in Chromium', () => {
   })
 
   it('a filter the fake refuses leaves the feed live with its filter, and says why', async () => {
-    expected = [/status of 400/]
+    chromium.allow(/status of 400/)
     await open({ seed: 3 })
     await page.getByLabel(/Filter/).fill('{"event":["stopp"]}')
     await page.getByLabel(/Filter/).press('Enter')
@@ -274,7 +249,7 @@ describe.skipIf(skip)('the page in Chromium', () => {
 
   it('a fake that went away: a banner says so, the clock and uptimes stop, and the page backs off its retries', async () => {
     await open({ seed: 3, clock: 'real', scenario: { containers: [{ name: 'web', image: 'nginx', running: true }] } })
-    expected = [/ERR_CONNECTION_REFUSED/, /Failed to load resource/]
+    chromium.allow(/ERR_CONNECTION_REFUSED/, /Failed to load resource/)
     let asks = 0
     page.on('request', (r) => r.url().includes('/_dockside/live?') && asks++)
     await fake.close()
@@ -297,7 +272,7 @@ describe.skipIf(skip)('the page in Chromium', () => {
     url = first
     await page.goto(`${url}/_dockside/ui?token=first-t0ken`)
     await page.getByTestId('status').filter({ hasText: /^live$/ }).waitFor()
-    expected = [/status of 401/, /ERR_CONNECTION_REFUSED/, /Failed to load resource/]
+    chromium.allow(/status of 401/, /ERR_CONNECTION_REFUSED/, /Failed to load resource/)
     await fake.close()
     fake = createDockside({ seed: 3, adminToken: 'second-t0ken' })
     await fake.listen({ port })
@@ -350,7 +325,7 @@ describe.skipIf(skip)('the page in Chromium', () => {
     expect(await page.locator('.actions-log').textContent()).not.toMatch(/✓ advance/)
     // Continue fails: the page says so (no unhandled error).
     await page.route('**/_dockside/scenario/continue', (r) => r.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"boom"}' }))
-    expected = [/status of 500/]
+    chromium.allow(/status of 500/)
     await page.getByRole('button', { name: 'Continue' }).click()
     await page.getByText('✗ continue: boom').waitFor()
     await page.unrouteAll()

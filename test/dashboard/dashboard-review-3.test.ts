@@ -2,44 +2,18 @@
 // picture that stopped moving, tells apart events a clock jump put on different days, stays bounded when many events
 // clients connect, and keeps every container's state and buttons on screen whatever its image reference. Each test
 // drives the page in Chromium, as test/dashboard/dashboard.test.ts does.
-import { rmSync } from 'node:fs'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import WebSocket from 'ws'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside, type DocksideOptions } from '../../src/index'
-import { ensureUiBuilt, noChromium, openChromium } from './support'
+import { noChromium, pageForEachTest } from './support'
 
 describe.skipIf(noChromium)('the dashboard in a demo, in Chromium', () => {
   let fake: Dockside
-  let context: BrowserContext
   let page: Page
-  let profile: string
   let url: string
-  let problems: string[] = []
-  /** Console errors a test expects (the browser's own lines for a request that failed). */
-  let expected: RegExp[] = []
-
-  beforeAll(async () => {
-    ensureUiBuilt()
-    ;({ context, profile } = await openChromium('dockside-dashboard-review-3-'))
-    page = context.pages()[0] ?? (await context.newPage())
-    page.on('console', (m) => m.type() === 'error' && !expected.some((re) => re.test(m.text())) && problems.push(`console: ${m.text()}`))
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
-  }, 120_000)
-  afterAll(async () => {
-    await context?.close()
-    rmSync(profile, { recursive: true, force: true })
-  })
-  afterEach(async () => {
-    await page.goto('about:blank')
-    await page.unrouteAll()
-    await fake?.close()
-    await page.setViewportSize({ width: 1280, height: 800 })
-    const seen = problems
-    problems = []
-    expected = []
-    expect(seen).toEqual([])
-  })
+  const chromium = pageForEachTest('dockside-dashboard-review-3-', () => fake?.close())
+  beforeAll(() => void (page = chromium.page))
 
   const open = async (options: DocksideOptions) => {
     fake = createDockside(options)
@@ -51,7 +25,7 @@ describe.skipIf(noChromium)('the dashboard in a demo, in Chromium', () => {
 
   it('an acknowledgement that does not get through: the page reopens the feed at once, never `live` over a frozen picture', async () => {
     await open({ seed: 3, scenario: { containers: [{ name: 'web', image: 'nginx', running: true }, { name: 'worker', image: 'busybox' }] } })
-    expected = [/Failed to load resource/]
+    chromium.allow(/Failed to load resource/)
     // The page's acknowledgements are lost (a proxy or a flaky link): the fake sends nothing more until one arrives.
     let lost = 0
     await page.route('**/_dockside/live/ack', (r) => (lost++, r.abort()))

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type BrowserContext } from 'playwright-core'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import { hasCommand, skipUnless } from '../clients/support/clients'
 import { root } from '../support/cli'
 
@@ -55,4 +56,45 @@ export async function readSse(res: Response, until: (messages: { event: string; 
   }
   await reader.cancel()
   return messages
+}
+
+/**
+ * One Chromium page for the tests of a describe block (call it there). After each test: the page is back on
+ * about:blank with its routes removed, `close` has closed the test's fake, the viewport is 1280x800 again, and the test
+ * fails if the page logged a console error or threw, but for the console errors it `allow`ed (the browser's own lines
+ * for a request that failed, say).
+ */
+export function pageForEachTest(prefix: string, close: () => Promise<void> | undefined): { readonly page: Page; allow(...errors: RegExp[]): void } {
+  let context: BrowserContext | undefined
+  let profile = ''
+  let page: Page | undefined
+  let problems: string[] = []
+  let allowed: RegExp[] = []
+  beforeAll(async () => {
+    ensureUiBuilt()
+    ;({ context, profile } = await openChromium(prefix))
+    page = context.pages()[0] ?? (await context.newPage())
+    page.on('console', (m) => m.type() === 'error' && !allowed.some((re) => re.test(m.text())) && problems.push(`console: ${m.text()}`))
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+  }, 120_000)
+  afterAll(async () => {
+    await context?.close()
+    if (profile) rmSync(profile, { recursive: true, force: true })
+  })
+  afterEach(async () => {
+    await page?.goto('about:blank')
+    await page?.unrouteAll()
+    await close()
+    await page?.setViewportSize({ width: 1280, height: 800 })
+    const seen = problems
+    problems = []
+    allowed = []
+    expect(seen).toEqual([])
+  })
+  return {
+    get page() {
+      return page!
+    },
+    allow: (...errors) => void allowed.push(...errors),
+  }
 }

@@ -66,7 +66,7 @@ export interface DeliveryReport {
    * among the events the log still retains (`retainEvents`, `retainEventsFor`): the report covers that window.
    */
   expected: number
-  /** Distinct events it was sent, in the same retained window. */
+  /** Distinct events it was sent, in the same retained window, owed or not (so it may exceed `expected`). */
   delivered: number
   /** Expected events never sent to it. */
   missed: EventRef[]
@@ -76,7 +76,7 @@ export interface DeliveryReport {
   connections: DeliveryConnection[]
   /** Its refused attempts, the last {@link DELIVERY_LIMITS}`.refusals` of them. */
   refusals: { at: string; status: number; retryAfter?: number; reason: string }[]
-  /** Time between each end of service (close, drop, refusal) and the client's next attempt, in ms of clock time. */
+  /** Time between each end of service (a close, drop or refusal that left it with no connection) and the client's next attempt, in ms of clock time. */
   backoffMs: number[]
   /** Stretches without a connection, with the events missed in each; the last one is `ongoing` while the client is owed events and away. */
   gaps: DeliveryGap[]
@@ -498,17 +498,10 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
    * first (a `since` replay of earlier events). A named client may reconnect with other filters; its first connection's
    * did not judge the rest. Events come in log order, so one pass walks the connections along with them.
    */
-  const wanted = (t: Tracked, connections: Connection[]): ((e: ServiceEvent) => boolean) => {
-    const compiled = (f: Filters) => (f === t.filters ? (t.filter ??= compileFilters(f)) : compileFilters(f))
+  const wanted = (t: Tracked, connections: Connection[], of: (c: Connection) => CompiledFilter): ((e: ServiceEvent) => boolean) => {
     if (connections.every((c) => c.filters === t.filters)) {
-      const only = compiled(t.filters)
+      const only = (t.filter ??= compileFilters(t.filters))
       return (e) => only.matches(e)
-    }
-    const filterOf = new Map<Filters, CompiledFilter>()
-    const of = (c: Connection) => {
-      let f = filterOf.get(c.filters)
-      if (f === undefined) filterOf.set(c.filters, (f = compiled(c.filters)))
-      return f
     }
     let last = 0
     return (e) => {
@@ -522,6 +515,16 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
         }
       }
       return !any && of(connections[last]).matches(e)
+    }
+  }
+
+  /** A connection's filters compiled, once per report for each filters object (the client's first ones once for good). */
+  const filtersOf = (t: Tracked) => {
+    const compiled = new Map<Filters, CompiledFilter>()
+    return (c: Connection) => {
+      let f = compiled.get(c.filters)
+      if (f === undefined) compiled.set(c.filters, (f = c.filters === t.filters ? (t.filter ??= compileFilters(c.filters)) : compileFilters(c.filters)))
+      return f
     }
   }
 
@@ -539,7 +542,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     maintain(t)
     const retained = deps.log.events
     // The report covers the events the log still retains, as `expected` can only know those: sends of older
-    // events are left out, so `delivered` never exceeds `expected`.
+    // events are left out (sends of retained events that were not owed are counted: `delivered` may exceed `expected`).
     // Stryker disable next-line ArithmeticOperator: an empty log gives an empty times array either way
     const oldestSeq = retained[0]?.seq ?? deps.log.lastSeq + 1
     const times = new Uint32Array(retained.length)
@@ -558,10 +561,12 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     // Stretches without a connection, in log order. The part that began with the client's own close (a close frame)
     // and ran until its next attempt is not owed: the client chose to be away, and a report read later must not change
     // its mind about it. Only what the returning connection's `since` asks to replay is owed again. The rest is a gap.
-    const excused: { after: number; through: number; since: bigint | undefined; until: bigint | undefined }[] = []
+    // `back` is the returning connection: its `since` replay, up to its `until`, through its filters, is what is owed.
+    const excused: { after: number; through: number; back: Connection | undefined }[] = []
     const spans: { fromMs: number; toMs: number; fromSeq: number; toSeq: number; ongoing: boolean; missed: number }[] = []
-    const stretch = (a: Away, toMs: number, toSeq: number, since: bigint | undefined, until: bigint | undefined, ongoing: boolean) => {
-      if (a.clean) excused.push({ after: a.fromSeq, through: a.backSeq ?? toSeq, since, until })
+    const stretch = (a: Away, toMs: number, toSeq: number, back: Connection | undefined) => {
+      const ongoing = back === undefined
+      if (a.clean) excused.push({ after: a.fromSeq, through: a.backSeq ?? toSeq, back })
       // Stryker disable next-line LogicalOperator: backSeq and backMs are always set together
       if (a.backSeq === undefined || a.backMs === undefined) return
       if (ongoing || toMs > a.backMs || toSeq > a.backSeq) spans.push({ fromMs: a.backMs, toMs, fromSeq: a.backSeq, toSeq, ongoing, missed: 0 })
@@ -569,25 +574,29 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     if (t.started) {
       for (let i = windowed ? 1 : 0; i < connections.length; i++) {
         const c = connections[i]
-        if (c.away) stretch(c.away, c.openMs, c.openSeq, c.sinceNano, c.untilNano, false)
+        if (c.away) stretch(c.away, c.openMs, c.openSeq, c)
       }
       // Stryker disable next-line LogicalOperator: a client that has started has a connection or a stretch away, never both, never neither
-      if (t.away && t.connected === 0) stretch(t.away, now, Infinity, undefined, undefined, true)
+      if (t.away && t.connected === 0) stretch(t.away, now, Infinity, undefined)
     }
     const missed: ServiceEvent[] = []
     let expected = 0
     let xi = 0
     let si = 0
-    const wants = wanted(t, connections)
+    const filterOf = filtersOf(t)
+    const wants = wanted(t, connections, filterOf)
     if (t.started) {
       for (const e of retained) {
         // Owed: what came after the first opening, and what its `since` asked to replay (up to its `until`).
         if (!(e.seq > startSeq || (startNano !== undefined && e.timeNano >= startNano && (startUntil === undefined || e.timeNano <= startUntil)))) continue
-        if (!wants(e)) continue
         while (xi < excused.length && excused[xi].through < e.seq) xi++
         const x = excused[xi]
-        // Away by choice: owed again only what the returning connection's `since` asked to replay, up to its `until`.
-        if (x !== undefined && e.seq > x.after && (x.since === undefined || e.timeNano < x.since || (x.until !== undefined && e.timeNano > x.until))) continue
+        if (x !== undefined && e.seq > x.after) {
+          // Away by choice: owed again only what the returning connection's `since` asked to replay, up to its `until`,
+          // through its own filters (a named client that came back asking for other events was not owed the old ones).
+          const b = x.back
+          if (b?.sinceNano === undefined || e.timeNano < b.sinceNano || (b.untilNano !== undefined && e.timeNano > b.untilNano) || !filterOf(b).matches(e)) continue
+        } else if (!wants(e)) continue
         expected++
         if (times[e.seq - oldestSeq] > 0) continue
         missed.push(e)
@@ -661,6 +670,11 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       settle(t, signal)
       // Owed: what happens from now on, plus what `since` asks to replay (up to `until`).
       start(t, now, since, until)
+      // Refused (or left unanswered) before it ever got in: its first connection's `since` replay is owed all the same.
+      if (t.connections.length === 0 && t.connections.omitted === 0 && t.startNano === undefined) {
+        t.startNano = since
+        t.startUntil = until
+      }
       // Stryker disable next-line CallExpression: attempt (always called first, by admit) already set the return point
       comeBack(t, now)
       const c: Connection = { socket, via, openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sinceNano: since, untilNano: until, sent: 0, away: t.away, filters: filters ?? t.filters, owner: t }
@@ -736,13 +750,22 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const t = get(client)
       const { now, retained, times, connections, missed, expected, delivered, duplicates, spans } = tally(t)
       const timeline = t.timeline.toArray().map(({ atMs, kind, detail }): TimelineEntry => ({ at: iso(atMs), elapsedMs: atMs - deps.startedAt, kind, detail: typeof detail === 'string' ? detail : openDetail(detail) }))
+      // Backoff runs from an end of service: a close, drop, refusal or abandoned attempt that left the client with no
+      // connection (a socket closed after its replacement opened ended nothing). Connections open before the oldest
+      // kept line: those open now, less what the kept lines opened, plus what they closed.
+      let open = t.connected
+      for (const entry of timeline) open += entry.kind === 'open' ? -1 : entry.kind === 'close' || entry.kind === 'drop' ? 1 : 0
       const backoffMs: number[] = []
       let ends: number[] = []
       for (const entry of timeline) {
         if (entry.kind === 'attempt') {
           for (const end of ends) backoffMs.push(entry.elapsedMs - end)
           ends = []
-        } else if (entry.kind === 'refused' || entry.kind === 'abandoned' || entry.kind === 'close' || entry.kind === 'drop') ends.push(entry.elapsedMs)
+        } else if (entry.kind === 'open') open++
+        else {
+          if (entry.kind === 'close' || entry.kind === 'drop') open--
+          if (open === 0) ends.push(entry.elapsedMs)
+        }
       }
       const gaps: DeliveryGap[] = spans.map(({ fromMs, toMs, ongoing, missed: n }) => {
         const to = ongoing ? now : toMs

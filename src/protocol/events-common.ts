@@ -99,12 +99,14 @@ export function sinceGone(svc: Service, q: EventsQuery): string | undefined {
 export const replaySince = (q: EventsQuery): bigint | undefined => q.since ?? (q.until === undefined ? undefined : 0n)
 
 /**
- * Replays retained events (from {@link replaySince}), then follows live ones, until `until` passes or the stream is
- * stopped. `subscriber` is given the events (with the query's filter): an events socket is its own subscriber, so an
- * idle one keeps no closure for it. Returns what stops it: the subscriber itself when it is the log's (remove it with
+ * Replays retained events (from {@link replaySince}), then follows live ones, until `until` passes (under a
+ * {@link paced} latency, once the events it holds back have left) or the stream is stopped. `subscriber` is given the
+ * events (with the query's filter): an events socket is its own subscriber, so an idle one keeps no closure for it. Returns what stops it: the subscriber itself when it is the log's (remove it with
  * `log.unsubscribe`), else a function.
  */
-export function follow(svc: Service, q: EventsQuery, subscriber: Subscriber, onUntil: () => void): Subscriber | (() => void) {
+export function follow(svc: Service, q: EventsQuery, subscriber: Subscriber, onComplete: () => void): Subscriber | (() => void) {
+  const after = afterPaced.get(subscriber.deliver)
+  const onUntil = after ? () => after(onComplete) : onComplete
   // Replay and subscription happen in one synchronous step: no event can fall between them or come twice.
   const from = replaySince(q)
   if (from !== undefined) {
@@ -181,18 +183,34 @@ export function paced(svc: Service, latency: ReturnType<typeof find<'latency'>>,
   const l = latency?.action
   if (!latency || !l || (l.perEventMs === 0 && l.jitterMs === 0)) return deliver
   let lastAt = 0
-  return (e: ServiceEvent) => {
+  let inFlight = 0
+  const later = (e: ServiceEvent) => {
     const now = svc.clock.now()
     const at = Math.max(lastAt, now + l.perEventMs + svc.faults.jitter(latency.rule.id, l.jitterMs, `event ${e.seq}`))
     lastAt = at
+    inFlight++
     // A fired timer leaves the set: a long stream under latency keeps only the events still in flight.
     const timer = svc.clock.schedule(at - now, () => {
       timers.delete(timer)
+      inFlight--
       deliver(e)
     }, 'wait')
     timers.add(timer)
   }
+  // `until` ends the stream after the events it owes: a latency delays them, it never drops them.
+  afterPaced.set(later, (then) => {
+    if (inFlight === 0) return then()
+    const timer = svc.clock.schedule(lastAt - svc.clock.now(), () => {
+      timers.delete(timer)
+      then()
+    }, 'wait')
+    timers.add(timer)
+  })
+  return later
 }
+
+/** For a deliver made by {@link paced}: runs `then` once every event it holds back has been delivered. */
+const afterPaced = new WeakMap<(e: ServiceEvent) => void, (then: () => void) => void>()
 
 /** Stops what {@link follow} started. */
 export function unfollow(svc: Service, stop: Subscriber | (() => void)) {

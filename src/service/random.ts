@@ -111,15 +111,21 @@ function hexOf(next: () => number, length: number): string {
   return out
 }
 
-/** Creates a seeded random source; the same seed gives the same sequence every run. */
-export function createRandom(seed: number): RandomSource {
+/**
+ * Creates a seeded random source; the same seed gives the same sequence every run. `stream` picks another sequence of
+ * the same seed (0, the default, is `faker.seed(seed)`'s): the fault plan draws from its own, so how many draws the
+ * faults make (one per connection, per event, per socket open) never moves the ids, names and digests.
+ */
+export function createRandom(seed: number, stream = 0): RandomSource {
   if (!Number.isSafeInteger(seed)) throw new RangeError(`Invalid seed ${seed}: expected an integer.`)
+  // MT19937 keeps the low 32 bits of its seed: stream n starts from the seed plus n times the golden-ratio constant.
+  const start = stream === 0 ? seed : (seed + stream * 0x9e3779b9) | 0
   // Seeded on the first draw (the same sequence): many tests never draw.
   let randomizer: (() => number) | undefined
-  const f = () => fakerFor((randomizer ??= mersenne53(seed)))
+  const f = () => fakerFor((randomizer ??= mersenne53(start)))
   return {
     seed,
-    hex: (length) => hexOf((randomizer ??= mersenne53(seed)), length),
+    hex: (length) => hexOf((randomizer ??= mersenne53(start)), length),
     containerName: () => `${f().word.adjective().toLowerCase().replace(/[^a-z]/g, '')}_${f().person.lastName().toLowerCase().replace(/[^a-z]/g, '')}`,
     float: () => f().number.float({ min: 0, max: 1, fractionDigits: 8 }) % 1,
     int: (min, max) => f().number.int({ min, max }),

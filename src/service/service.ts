@@ -88,7 +88,8 @@ export function createService(options: ServiceOptions = {}, host?: HostTimers, c
     containers: createContainers({ random, log, now, journal }),
     images: createImages({ random, now }),
     registries: createRegistries(),
-    faults: createFaultPlan({ journal, random, elapsed: () => clock.elapsed(), check }),
+    // Fault draws from a stream of their own: a client's reconnects or a second subscriber never shift the ids.
+    faults: createFaultPlan({ journal, random: createRandom(seed, 1), elapsed: () => clock.elapsed(), check }),
     rateLimit,
     deliveries: createDeliveryTracker({ log, now, startedAt: clock.startedAt }),
     pushes: createPushBoard(),

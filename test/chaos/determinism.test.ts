@@ -55,8 +55,8 @@ async function chaosRun(seed: number) {
 
 describe('a chaos run repeats with its seed', () => {
   it('the same seed repeats every decision and every byte; another seed does not', async () => {
-    const a = await chaosRun(1234)
-    const b = await chaosRun(1234)
+    const a = await chaosRun(6)
+    const b = await chaosRun(6)
     expect(b.bytes).toEqual(a.bytes)
     expect(a.bytes.filter((x) => x.startsWith('refused') || x.startsWith('close 4000')).length).toBeGreaterThan(0)
     expect(b.journal).toEqual(a.journal)

@@ -157,7 +157,8 @@ function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number
 
 /** The feeds that wait for the page's acknowledgement (`?ack=1`), by id, per fake (its hub outlives a reset). */
 const ackFeeds = new WeakMap<SocketHub, Map<string, (seq: number) => string | undefined>>()
-let feedCounter = 0
+/** Feeds opened per fake (by its hub), as socket ids are counted: `live-1` is a fake's first, whatever ran before it. */
+const feedCounts = new WeakMap<SocketHub, number>()
 
 /**
  * `GET /_dockside/live`: a text/event-stream of `state` (the snapshot above, whenever something changed) and `events`
@@ -177,7 +178,12 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
   const filter = compileFilters(parseFilters(target.query.get('filters')))
   const ackParam = target.query.get('ack')
   if (ackParam !== undefined && ackParam !== '1' && ackParam !== '0') throw new InvalidInputError(`Invalid "ack" ${JSON.stringify(ackParam)}: expected 1 (send each state only once the last was acknowledged with POST /_dockside/live/ack) or 0.`)
-  const feed = ackParam === '1' ? `live-${++feedCounter}` : undefined
+  let feed: string | undefined
+  if (ackParam === '1') {
+    const n = (feedCounts.get(hub) ?? 0) + 1
+    feedCounts.set(hub, n)
+    feed = `live-${n}`
+  }
   const format = svc.options.timeFormat
   const captions = svc.journal.entries.filter((e) => e.type === 'say').slice(-CAPTIONS_KEPT).map((e) => ({ seq: e.seq, time: e.time, text: String(e.text) }))
   const lastPause = svc.journal.entries.findLast((e) => PAUSES.has(e.type))?.type

@@ -46,6 +46,27 @@ describe('GET /_dockside/live', () => {
     await expect.poll(() => fake.events.subscriberCount).toBe(1)
   })
 
+  it('watching is not recorded: the feed and its acknowledgements leave the journal as it was; feed ids count per fake', async () => {
+    const other = createDockside({ seed: 4 })
+    const otherServer = await other.listen()
+    const first = await readSse(await fetch(`${otherServer.url}/_dockside/live?ack=1`), (ms) => ms.some((m) => m.event === 'state'))
+    expect(first[0]).toMatchObject({ data: { feed: 'live-1' } })
+    await other.close()
+    fake = createDockside({ seed: 4 })
+    const server = await fake.listen()
+    fake.containers.create({ name: 'web', image: 'nginx' })
+    const before = fake.journal.entries.map((e) => e.type)
+    const res = await fetch(`${server.url}/_dockside/live?ack=1`)
+    const [state] = await readSse(res, (ms) => ms.some((m) => m.event === 'state'))
+    // A fake's first feed is live-1, whatever fakes ran in this process before it.
+    expect(state.data).toMatchObject({ feed: 'live-1', seq: 1 })
+    expect((await post(`${server.url}/_dockside/live/ack`, { feed: 'live-1', seq: 1 })).status).toBe(200)
+    expect(fake.journal.entries.map((e) => e.type)).toEqual(before)
+    // What the dashboard does (not what it watches) is journaled.
+    expect((await post(`${server.url}/_dockside/containers`, { name: 'api', image: 'nginx' })).status).toBe(201)
+    expect(fake.journal.ofType('request').map((e) => e.path)).toEqual(['/_dockside/containers'])
+  })
+
   it('filters events with the /events/ws syntax, and refuses a bad filter with a 400 naming it', async () => {
     fake = createDockside({ seed: 4 })
     const server = await fake.listen()

@@ -259,8 +259,8 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   const everything = compileFilters({})
   const build = () => {
     svc = createService(serviceOptions, hostTimers, checkSchema)
-    svc.journal.subscribe((entry) => listeners.journal.size !== 0 && listeners.journal.forEach((l) => l(entry)))
-    svc.log.subscribe({ filter: everything, deliver: (event) => listeners.event.size !== 0 && listeners.event.forEach((l) => l(event)) })
+    svc.journal.subscribe((entry) => listeners.journal.forEach((l) => l(entry)))
+    svc.log.subscribe({ filter: everything, deliver: (event) => listeners.event.forEach((l) => l(event)) })
     if (options.scenario) {
       try {
         applyScenario(svc, options.scenario, applyHooks)

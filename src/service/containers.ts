@@ -66,15 +66,28 @@ const INSTANCE_TYPE_LABEL = 'sh_hyper_instancetype'
 
 export function createContainers(deps: { random: RandomSource; log: EventLog; now: () => number; journal: Journal }): Containers {
   const byId = new Map<string, Container>()
+  /** The same containers by name (names are unique): a create or a lookup is not a walk over thousands of them. */
+  const byName = new Map<string, Container>()
 
   const emit = (c: ContainerInfo, action: 'start' | 'stop') =>
     deps.log.append({ action, id: c.id, name: c.name, image: c.image, labels: c.labels as Record<string, string>, instanceType: c.instanceType, exitCode: c.exitCode })
 
   const find = (ref: string): Container | undefined => {
     const r = ref.replace(/^\//, '')
-    for (const c of byId.values()) if (c.name === r || c.id === r) return c
-    const matches = [...byId.values()].filter((c) => c.id.startsWith(r))
-    return r.length > 0 && matches.length === 1 ? matches[0] : undefined
+    const named = byName.get(r)
+    const exact = byId.get(r)
+    // A name that is another container's full id: the one made first, as a walk in creation order finds it.
+    if (named && exact && named !== exact) for (const c of byId.values()) if (c === named || c === exact) return c
+    if (named || exact) return named ?? exact
+    if (r.length === 0) return undefined
+    // An id prefix names a container when it names only one.
+    let match: Container | undefined
+    for (const c of byId.values()) {
+      if (!c.id.startsWith(r)) continue
+      if (match) return undefined
+      match = c
+    }
+    return match
   }
 
   const api: Containers = {
@@ -86,7 +99,7 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
       const name = options.name ?? deps.random.containerName()
       const bad = containerNameProblem(name)
       if (bad) throw new InvalidInputError(bad)
-      if ([...byId.values()].some((c) => c.name === name)) {
+      if (byName.has(name)) {
         throw new ConflictError(`A container named "${name}" already exists. Remove it first or choose another name.`)
       }
       const labels = { ...options.labels }
@@ -147,13 +160,14 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
         },
         remove() {
           if (state.state === 'running') c.stop()
-          byId.delete(state.id)
+          if (byId.delete(state.id)) byName.delete(state.name)
         },
         toJSON() {
           return { ...state }
         },
       } as Container
       byId.set(state.id, c)
+      byName.set(name, c)
       deps.journal.record('container.create', { id: state.id, name, image: state.image })
       return c
     },
@@ -167,7 +181,10 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
       return c
     },
     list: () => [...byId.values()],
-    clear: () => byId.clear(),
+    clear: () => {
+      byId.clear()
+      byName.clear()
+    },
   }
   return api
 }

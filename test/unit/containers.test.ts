@@ -89,3 +89,19 @@ it('prefixes: a prefix two ids share finds nothing, one id\'s finds it, the empt
   expect(fake.containers.find(shared)).toBeUndefined()
   expect(() => fake.containers.get(shared)).toThrow(`No such container: ${shared}. Known containers: lone, c0,`)
 })
+
+it('a name that is another container\'s full id finds the one made first; a removed or cleared name is free again', async () => {
+  await using fake = createDockside()
+  const first = fake.containers.create({ image: 'nginx' })
+  const twin = fake.containers.create({ name: first.id, image: 'busybox' })
+  expect(fake.containers.find(first.id)).toBe(first)
+  twin.remove()
+  expect(fake.containers.create({ name: first.id, image: 'alpine' }).image).toBe('alpine')
+  const web = fake.containers.create({ name: 'web', image: 'nginx' })
+  fake.containers.clear()
+  const again = fake.containers.create({ name: 'web', image: 'redis' })
+  // Removing the old one after a clear leaves the new one of that name alone.
+  web.remove()
+  expect(fake.containers.find('web')).toBe(again)
+  expect(() => fake.containers.create({ name: 'web', image: 'nginx' })).toThrow(/already exists/)
+})

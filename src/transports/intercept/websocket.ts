@@ -1,9 +1,11 @@
 // The in-process WHATWG WebSocket: what a client observes is what Node's own WebSocket (undici's) observes against
-// the real server, checked side by side in test/intercept/websocket-parity.test.ts and websocket-parity-2.test.ts.
+// the real server, checked side by side in test/intercept/websocket-parity.test.ts, websocket-parity-2.test.ts and
+// websocket-parity-review-3.test.ts.
 // No mock-socket in between: see docs/decisions/0008-in-process-websocket.md. Departures from Node are the spec's,
 // listed in docs/in-process.md.
 import { createHash } from 'node:crypto'
 import { getEventListeners } from 'node:events'
+import { isArrayBuffer } from 'node:util/types'
 import type * as WorkerThreads from 'node:worker_threads'
 import { errorResponse, jsonError } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE } from '../../protocol/limits'
@@ -389,7 +391,9 @@ function urlRecord(url: string): URL {
 function sendData(v: unknown): string | Blob | ArrayBuffer | ArrayBufferView {
   if (v !== null && typeof v === 'object') {
     if (v instanceof Blob) return v
-    if (v instanceof ArrayBuffer || ArrayBuffer.isView(v)) return v as ArrayBuffer | ArrayBufferView
+    // undici's `webidl.is.BufferSource`: an ArrayBuffer of any realm, or a view on one. A SharedArrayBuffer and a view
+    // on one are sent as their string (`"[object SharedArrayBuffer]"`, `"0,0,0"`), as in Node.
+    if (isArrayBuffer(v) || (ArrayBuffer.isView(v) && isArrayBuffer(v.buffer))) return v as ArrayBuffer | ArrayBufferView
   }
   return wellFormed(v)
 }
@@ -591,11 +595,11 @@ class WebSocket extends EventTarget {
     if (result.kind !== 'accept') {
       const { status, headers, body } = result.response
       this.#handshake = { status, headers: { ...headers }, body }
-      return later(this.#tasks, this, hops.refused, () => this.#fail())
+      return later(this.#tasks, this, hops.refused, this.#asFetchResolves(() => this.#fail()))
     }
     const open = result.open
     const protocol = chooseSubprotocol(offered!)
-    later(this.#tasks, this, hops.open, () => {
+    later(this.#tasks, this, hops.open, this.#asFetchResolves(() => {
       if (this.#state !== CONNECTING) return
       this.#handshake = { status: 101, headers: { upgrade: 'websocket', connection: 'Upgrade', ...(protocol ? { 'sec-websocket-protocol': protocol } : {}) }, body: undefined }
       this.#state = OPEN
@@ -613,7 +617,17 @@ class WebSocket extends EventTarget {
       // decides): let it go, so that the close does not build and dispatch an abort event nobody hears.
       if (getEventListeners(this.#abort!.signal, 'abort').length === 0) this.#abort = undefined
       this.dispatchEvent(new Event('open'))
-    })
+    }))
+  }
+
+  /**
+   * Node's WebSocket learns the handshake's answer where its fetch resolves: in a microtask of the read that brings
+   * it, so `open` (or a refusal's `error` and `close`) runs after that read's nextTicks, and a nextTick a listener
+   * queues runs after the listener's microtasks. On the wire only: a fake that follows the global timers delivers
+   * on them, at once.
+   */
+  #asFetchResolves(job: () => void): () => void {
+    return this.#tasks.wire ? () => void Promise.resolve().then(job) : job
   }
 
   /**

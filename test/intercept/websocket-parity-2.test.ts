@@ -1,7 +1,7 @@
 import { build } from 'esbuild'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { NodeWebSocket, show, transcript, type Ctx, type Line } from '../support/ws-parity'
+import { NodeWebSocket, openWatched, show, transcript, turn, untilFakeSawCloses, type Ctx, type Line } from '../support/ws-parity'
 
 // Side by side, as test/intercept/websocket-parity.test.ts: the same client script runs with Node's own WebSocket
 // (undici) against the real server on 127.0.0.1 and with the in-process class, and the transcripts must be equal.
@@ -23,7 +23,6 @@ function attempt(fn: () => unknown): string {
   }
 }
 
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** Records the events of `ws`: type, readyState at dispatch and, for close, code, reason and wasClean. */
 function watch(ctx: Ctx, ws: WebSocket, name = 'ws') {
@@ -38,19 +37,11 @@ function watch(ctx: Ctx, ws: WebSocket, name = 'ws') {
   })
 }
 
-async function openSocket(ctx: Ctx, path = '/events/ws') {
-  const ws = new ctx.WS(ctx.base + path)
-  const closed = watch(ctx, ws)
-  await new Promise<void>((resolve) => {
-    ws.addEventListener('open', () => resolve())
-    ws.addEventListener('close', () => resolve())
-  })
-  return { ws, closed }
-}
+const openSocket = (ctx: Ctx, path?: string) => openWatched(ctx, watch, path)
 
 /** What the fake journaled, once it has seen every socket it opened closed (the server sees a close some turns later). */
 async function journal(ctx: Ctx) {
-  for (let i = 0; i < 1000 && ctx.fake.journal.ofType('ws.close').length < ctx.fake.journal.ofType('ws.open').length; i++) await turn()
+  await untilFakeSawCloses(ctx)
   for (const e of ctx.fake.journal.ofType('ws.close')) ctx.log.push(`journal ws.close by=${e.by} code=${e.code} reason=${show(e.reason)}`)
   ctx.log.push(`journal requests ${ctx.fake.journal.ofType('request').map((r) => r.status).join(',')}`)
 }

@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events'
 import { inspect } from 'node:util'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
-import { show, transcript, type Ctx } from '../support/ws-parity'
+import { openWatched, show, transcript, turn, untilFakeSawCloses, type Ctx } from '../support/ws-parity'
 
 // Side by side, as test/intercept/websocket-parity*.test.ts: the same client script with Node's own WebSocket (undici)
 // against the real server on 127.0.0.1 and with the in-process class; the transcripts must be equal. A third review:
@@ -24,7 +24,6 @@ function attempt(fn: () => unknown): string {
   }
 }
 
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** An event as a client reads it. */
 function describeEvent(e: Event): string {
@@ -49,20 +48,9 @@ function watch(ctx: Ctx, ws: WebSocket, name = 'ws') {
   })
 }
 
-async function openSocket(ctx: Ctx, path = '/events/ws', protocols?: string | string[]) {
-  const ws = new ctx.WS(ctx.base + path, protocols)
-  const closed = watch(ctx, ws)
-  await new Promise<void>((resolve) => {
-    ws.addEventListener('open', () => resolve())
-    ws.addEventListener('close', () => resolve())
-  })
-  return { ws, closed }
-}
+const openSocket = (ctx: Ctx, path?: string, protocols?: string | string[]) => openWatched(ctx, watch, path, protocols)
 
-/** Waits until the fake has seen every socket it opened closed (the server sees a close a few turns after its client). */
-async function journal(ctx: Ctx) {
-  for (let i = 0; i < 1000 && ctx.fake.journal.ofType('ws.close').length < ctx.fake.journal.ofType('ws.open').length; i++) await turn()
-}
+const journal = untilFakeSawCloses
 
 const FILTER_START = '/events/ws?filters={"event":["start"]}'
 

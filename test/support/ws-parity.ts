@@ -48,3 +48,25 @@ export async function transcript(run: (ctx: Ctx) => Promise<void>, way: 'server'
   await run({ WS: (WS ?? hooks.WebSocket) as unknown as typeof WebSocket, base, http: hooks.baseUrl, fake, log })
   return log.map((l) => l.replaceAll(base, '<base>').replaceAll(hooks.baseUrl, '<http>'))
 }
+
+/** One turn of the event loop (a setImmediate). */
+export const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * Opens a socket whose events `watch` records (its promise resolves on close), and waits for its `open`, or its `close`
+ * when refused.
+ */
+export async function openWatched(ctx: Ctx, watch: (ctx: Ctx, ws: WebSocket) => Promise<void>, path = '/events/ws', protocols?: string | string[]) {
+  const ws = new ctx.WS(ctx.base + path, protocols)
+  const closed = watch(ctx, ws)
+  await new Promise<void>((resolve) => {
+    ws.addEventListener('open', () => resolve())
+    ws.addEventListener('close', () => resolve())
+  })
+  return { ws, closed }
+}
+
+/** Waits until the fake has seen every socket it opened closed (the server sees a close some turns after its client). */
+export async function untilFakeSawCloses(ctx: Ctx) {
+  for (let i = 0; i < 1000 && ctx.fake.journal.ofType('ws.close').length < ctx.fake.journal.ofType('ws.open').length; i++) await turn()
+}

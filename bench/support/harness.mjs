@@ -7,7 +7,7 @@ const CHILD = fileURLToPath(new URL('./server-child.mjs', import.meta.url))
 
 /** A server child (`raw` or `dockside`) and a `call(cmd, args)` that answers over IPC. */
 export async function startServer(mode) {
-  const child = fork(CHILD, [mode], { execArgv: ['--expose-gc', ...(process.env.BENCH_PROF === mode ? ['--cpu-prof', '--cpu-prof-dir=.tmp/prof'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(CHILD, [mode], { execArgv: ['--expose-gc', ...(process.env.BENCH_PROF === mode ? ['--cpu-prof', '--cpu-prof-dir=.tmp/prof'] : []), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const waiting = new Map()
   let next = 0
   const port = await new Promise((resolve, reject) => {

@@ -5,26 +5,31 @@
 // (sockets are collected from node's `net.server.socket` diagnostics channel, so dockside is paced on the very
 // sockets ws writes to, without reaching into it). Only the sockets written to since the last check are looked at, so
 // that pacing costs what was sent, not the number of open sockets (a scan of every socket weighed on the 1,000-socket
-// side of the scale figure only). Commands arrive over IPC; each is answered with one message.
+// side of the scale figure only). Those sockets are kept in an array with a mark on each socket, not in a Set: a Set
+// that is filled and emptied once per event flipped, process by process and run by run, between a mode where its adds
+// and deletes cost nothing and one where they took half of a run (the scale figure's bimodal 1.0x / 2.0x readings).
+// Commands arrive over IPC; each is answered with one message.
 import diagnostics from 'node:diagnostics_channel'
 import { once } from 'node:events'
 
 const MODE = process.argv[2]
 const HIGH_WATER = 64 * 1024
 const sockets = new Set()
-/** Sockets written to since pace() last looked at them. */
-const written = new Set()
+/** Sockets written to since pace() last looked at them, each once: `kWritten` marks a socket that is in the list. */
+const written = []
+const kWritten = Symbol('written')
 diagnostics.channel('net.server.socket').subscribe(({ socket }) => {
   sockets.add(socket)
+  socket[kWritten] = false
   const write = socket.write
   socket.write = function (chunk, encoding, callback) {
-    written.add(this)
+    if (!this[kWritten]) {
+      this[kWritten] = true
+      written.push(this)
+    }
     return write.call(this, chunk, encoding, callback)
   }
-  socket.once('close', () => {
-    sockets.delete(socket)
-    written.delete(socket)
-  })
+  socket.once('close', () => sockets.delete(socket))
 })
 const wallMs = () => performance.timeOrigin + performance.now()
 const msToNano = (ms) => {
@@ -33,11 +38,13 @@ const msToNano = (ms) => {
 }
 
 async function pace() {
-  // A socket written to while this waits for a drain is added to the set and visited in this same loop.
-  for (const s of written) {
-    written.delete(s)
-    if (s.writableLength > HIGH_WATER) await once(s, 'drain')
+  // A socket written to while this waits for a drain is added to the list and visited in this same loop.
+  for (let i = 0; i < written.length; i++) {
+    const s = written[i]
+    s[kWritten] = false
+    if (s.writableLength > HIGH_WATER && !s.destroyed) await once(s, 'drain')
   }
+  written.length = 0
 }
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 

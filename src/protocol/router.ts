@@ -74,6 +74,23 @@ const PUSH = /^\/images\/(.+)\/push$/
  * Whether API version `a` is newer than `b`, compared as Docker compares them (dot-separated numbers, a missing part
  * is 0). Older versions are served: the real service's own clients speak 1.23, below the Engine's minimum.
  */
+let dateSecond = NaN
+let dateText = ''
+/**
+ * The answer with a `Date` header from the fake's clock, as the real service's follows its own: on the virtual clock
+ * it is the time of the events and of the signature check (a client that corrects its signing clock by `Date` signs
+ * in the fake's time), and the same bytes every run. An answer that names its own Date (an override's) keeps it.
+ */
+function dated(res: ProtoResponse, now: number): ProtoResponse {
+  for (const k in res.headers) if (k.length === 4 && k.toLowerCase() === 'date') return res
+  const second = Math.floor(now / 1000)
+  if (second !== dateSecond) {
+    dateSecond = second
+    dateText = new Date(second * 1000).toUTCString()
+  }
+  return { ...res, headers: { ...res.headers, date: dateText } }
+}
+
 function newerThan(a: string, b: string): boolean {
   const x = a.split('.')
   const y = b.split('.')
@@ -171,7 +188,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
       // Reading what the fake did (the journal, the dashboard's live feed and its acknowledgements) is not recorded:
       // an open dashboard, acknowledging at the pace of the wall, would change the journal of a seeded run.
       if (!watching(target.path)) record(began, req, target, res.status, override, bodyText)
-      return res
+      return dated(res, svc.clock.now())
     },
     upgrade(req) {
       try {

@@ -394,4 +394,21 @@ export const dockerEngineCases: Case[] = [
       expect(await message(missing)).toBe('No such image: redis')
     },
   },
+  {
+    name: "every answer's Date header is the fake's clock, not the host's (and the same every run)",
+    async run({ fake, h }) {
+      const date = async (path: string, init?: RequestInit) => {
+        const res = await h.fetch(path, init)
+        await res.arrayBuffer()
+        return [res.status, res.headers.get('date')]
+      }
+      expect(await date('/_ping')).toEqual([200, 'Thu, 01 Jan 2026 00:00:00 GMT'])
+      await fake.clock.advance(90_999)
+      expect(await date('/v1.47/version')).toEqual([200, 'Thu, 01 Jan 2026 00:01:30 GMT'])
+      expect(await date('/v1.47/containers/nope/json')).toEqual([404, 'Thu, 01 Jan 2026 00:01:30 GMT'])
+      expect(await date('/_ping', { method: 'HEAD' })).toEqual([200, 'Thu, 01 Jan 2026 00:01:30 GMT'])
+      await fake.clock.advance(1)
+      expect(await date('/_dockside/state')).toEqual([200, 'Thu, 01 Jan 2026 00:01:31 GMT'])
+    },
+  },
 ]

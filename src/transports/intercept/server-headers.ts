@@ -2,7 +2,7 @@ import { hostWallNow } from '../../runtime/host-timers'
 
 /**
  * The headers node:http adds to every answer of the real server, after the route's own: its `Date` (the host's wall
- * clock, as node's), the connection's keep-alive, or `close` after a request or an answer that asked for it, and
+ * clock, as node's, for an answer without one: the protocol dates its own answers by the fake's clock, decision 0022), the connection's keep-alive, or `close` after a request or an answer that asked for it, and
  * chunked framing for a body of no stated length. The in-process
  * hooks add the same, so that a client reading them sees no difference. Names the answer already has are left out.
  */

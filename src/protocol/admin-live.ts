@@ -1,5 +1,6 @@
 // The dashboard's side of the admin API: the live feed (server-sent events), clock pause/resume/speed, a scenario's
 // continue, and the dashboard's own files. Everything the dashboard *does* goes through the documented admin routes.
+import { hostWallNow } from '../runtime/host-timers'
 import { InvalidInputError, NotFoundError } from '../service/errors'
 import { compileFilters, parseFilters } from '../service/filters'
 import type { Service } from '../service/service'
@@ -113,12 +114,62 @@ function timelineOf(svc: Service, now: number) {
   return { fromMs, toMs: now, knownFromMs, heldFromMs: evicted > 0n ? Number(evicted / 1_000_000n) : null, spans }
 }
 
+/**
+ * The share of the host's time one feed may spend counting deliveries: counting walks the retained events once per
+ * client (1,000 clients and 10,000 events: ~200 ms), and a state goes out every 100 ms while things happen. A count
+ * that took `cost` ms is reused until `cost / DELIVERY_COUNT_SHARE` ms of host time have passed since it was made, and
+ * the state says when it was counted (`deliveriesAt`): a demo with thousands of clients slows the counts, not the fake.
+ * A small fake (a count well under a millisecond) is counted afresh in every state.
+ */
+const DELIVERY_COUNT_SHARE = 0.1
+
+/** One feed's last delivery counts: the fake clock's time they are of, and what counting them cost (host ms). */
+interface DeliveryCounts {
+  rows: ReturnType<typeof deliveryRows>
+  atMs: number
+  madeAt: number
+  costMs: number
+}
+
+/** The delivery counts for a state: the last ones while they are within the feed's share of the host's time. */
+function deliveryCounts(svc: Service, nowMs: number, last: DeliveryCounts | undefined): DeliveryCounts {
+  const now = hostWallNow()
+  if (last && now - last.madeAt < last.costMs / DELIVERY_COUNT_SHARE) return last
+  const rows = deliveryRows(svc)
+  return { rows, atMs: nowMs, madeAt: now, costMs: hostWallNow() - now }
+}
+
+/** GET /_dockside/deliveries' counts of every client, and its open connections. */
+function deliveryRows(svc: Service) {
+  return svc.deliveries.clients().map((c) => {
+    const report = svc.deliveries.report(c)
+    const open = report.connections.filter((x) => x.closedAt === undefined)
+    const gaps = report.gaps
+    return {
+      // GET /_dockside/deliveries' counts, from the report (a summary would walk the log a second time per client).
+      client: report.client,
+      expected: report.expected,
+      delivered: report.delivered,
+      missed: report.missed.length,
+      duplicates: report.duplicates.length,
+      connections: report.connections.length,
+      refusals: report.refusals.length,
+      gaps: gaps.length,
+      away: gaps.some((g) => g.ongoing === true),
+      // Connections open now, websockets and `GET /events` streams alike.
+      open: open.length,
+      openVia: { ws: open.filter((x) => x.via === 'ws').length, stream: open.filter((x) => x.via === 'stream').length },
+    }
+  })
+}
+
 /** What the feed tracks of the clock beyond its reading: whether a timeline step (not a clock pause) paused it. */
 const PAUSES = new Set(['scenario.pause', 'clock.pause', 'clock.resume', 'scenario.continue'])
 
 /** Everything the dashboard shows but the event stream, in one JSON value. */
-function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number; time: number; text: string }[], extra: { seq: number; feed?: string; lastPause?: string }) {
+function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number; time: number; text: string }[], extra: { seq: number; feed?: string; lastPause?: string; counts: { last?: DeliveryCounts } }) {
   const clock = clockJson(svc)
+  const counts = (extra.counts.last = deliveryCounts(svc, clock.nowMs, extra.counts.last))
   return {
     seq: extra.seq,
     ...(extra.feed === undefined ? {} : { feed: extra.feed }),
@@ -129,26 +180,10 @@ function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number
     timeline: timelineOf(svc, clock.nowMs),
     pushes: svc.pushes.list(),
     sockets: [...hub.sockets].map((s) => ({ id: s.id, client: s.client, filters: s.filters, sent: s.sent })),
-    deliveries: svc.deliveries.clients().map((c) => {
-      const report = svc.deliveries.report(c)
-      const open = report.connections.filter((x) => x.closedAt === undefined)
-      const gaps = report.gaps
-      return {
-        // GET /_dockside/deliveries' counts, from the report (a summary would walk the log a second time per client).
-        client: report.client,
-        expected: report.expected,
-        delivered: report.delivered,
-        missed: report.missed.length,
-        duplicates: report.duplicates.length,
-        connections: report.connections.length,
-        refusals: report.refusals.length,
-        gaps: gaps.length,
-        away: gaps.some((g) => g.ongoing === true),
-        // Connections open now, websockets and `GET /events` streams alike.
-        open: open.length,
-        openVia: { ws: open.filter((x) => x.via === 'ws').length, stream: open.filter((x) => x.via === 'stream').length },
-      }
-    }),
+    deliveries: counts.rows,
+    // The fake clock's time the counts are of, and the host time before they are made again (they took that long).
+    deliveriesAt: counts.atMs,
+    deliveriesRecountMs: Math.round(counts.costMs / DELIVERY_COUNT_SHARE),
     faults: svc.faults.list().map((f) => liveFaultJson(f, clock.elapsedMs)),
     rateLimit: { rules: svc.rateLimit.get(), buckets: svc.rateLimit.buckets() },
     captions,
@@ -188,6 +223,7 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
   const captions = svc.journal.entries.filter((e) => e.type === 'say').slice(-CAPTIONS_KEPT).map((e) => ({ seq: e.seq, time: e.time, text: String(e.text) }))
   const lastPause = svc.journal.entries.findLast((e) => PAUSES.has(e.type))?.type
   const clockState = { lastPause }
+  const counts: { last?: DeliveryCounts } = {}
   const backlog = svc.log.events.filter((e) => filter.matches(e)).slice(-LIVE_BACKLOG)
   const pending: string[] = backlog.map((e) => e.frame(format))
   let skipped = 0
@@ -259,7 +295,7 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
         }
         dirty = false
         seq++
-        let chunk = `event: state\ndata: ${JSON.stringify(snapshot(svc, hub, captions, { seq, feed, lastPause: clockState.lastPause }))}\n\n`
+        let chunk = `event: state\ndata: ${JSON.stringify(snapshot(svc, hub, captions, { seq, feed, lastPause: clockState.lastPause, counts }))}\n\n`
         if (skipped) chunk += `event: skipped\ndata: ${JSON.stringify({ events: skipped })}\n\n`
         skipped = 0
         if (pending.length) chunk += `event: events\ndata: [${pending.splice(0).join(',')}]\n\n`

@@ -27,6 +27,9 @@ interface State {
   pushes: Push[]
   sockets: { id: number; client?: string; filters: Record<string, string[]>; sent: number }[]
   deliveries: Delivery[]
+  /** The fake clock's time the delivery counts are of, and the host time before the feed counts them again. */
+  deliveriesAt: number
+  deliveriesRecountMs: number
   faults: Fault[]
   rateLimit: { rules: { route?: string; limit: number; window: string | number; burst?: number; per?: string }[]; buckets: Bucket[] }
   captions: { seq: number; time: number; text: string }[]
@@ -42,6 +45,8 @@ const TIMELINE_MS = 120_000
 const CONTAINERS_SHOWN = 30
 /** Events clients listed before **Show all**: a burst of connections (anonymous ones open at once are a client each) must not grow the page without bound. */
 const CLIENTS_SHOWN = 30
+/** Delivery counts the feed recounts less often than this (host ms) say when they were counted. */
+const RECOUNT_NOTED_MS = 300
 /** No message for this long (the feed sends one a second) means the feed is stuck: it is reopened. */
 const SILENT_MS = 5000
 /** The feed's reconnects back off from 250 ms to this. */
@@ -299,6 +304,8 @@ function Clients(p: { state: State }) {
           <td data-label="Missed" class=${d.missed ? 'bad' : ''}>${d.missed}</td><td data-label="Duplicates" class=${d.duplicates ? 'bad' : ''}>${d.duplicates}</td><td data-label="Refused">${d.refusals}</td></tr>`,
       )}</tbody>
     </table>
+    ${p.state.deliveriesRecountMs >= RECOUNT_NOTED_MS &&
+    html`<p class="muted small" data-testid="clients-counted-at">Counts as of ${fmtEventTime(p.state.deliveriesAt, p.state.clock.nowMs)} UTC: counting this many clients and events takes long enough that the fake recounts them about every ${(p.state.deliveriesRecountMs / 1000).toFixed(1)} s, to stay responsive.</p>`}
     ${p.state.timeline.heldFromMs !== null &&
     html`<p class="muted small" data-testid="clients-window">Expected, delivered, missed and duplicates count the events the fake still holds: its log dropped those up to ${fmtEventTime(p.state.timeline.heldFromMs, p.state.clock.nowMs)} UTC (<code>retainEvents</code>).</p>`}
     ${ds.length > CLIENTS_SHOWN && html`<button onClick=${() => setAll(!all)}>${all ? `Show the first ${CLIENTS_SHOWN}` : `Show all ${ds.length} clients`}</button>`}

@@ -1,5 +1,5 @@
 import type { Container } from '../service/containers'
-import { InvalidFilterError, InvalidInputError } from '../service/errors'
+import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
 import { parseFilterArgs } from '../service/filters'
 import type { Service } from '../service/service'
 import { resolveImage } from './docker-images'
@@ -66,7 +66,9 @@ function summary(svc: Service, c: Container) {
   }
 }
 
-function inspect(svc: Service, c: Container) {
+/** `size` (`docker inspect -s`) adds the daemon's SizeRw and SizeRootFs: nothing written, and the image's size. */
+function inspect(svc: Service, c: Container, size: boolean) {
+  const sizes = size ? { SizeRw: 0, SizeRootFs: resolveImage(svc, c.image)?.size ?? 0 } : {}
   return {
     Id: c.id,
     Created: iso(c.created),
@@ -91,6 +93,7 @@ function inspect(svc: Service, c: Container) {
     Driver: 'overlay2',
     Platform: 'linux',
     HostConfig: { NetworkMode: 'default' },
+    ...sizes,
     Config: { Hostname: c.id.slice(0, 12), Image: c.image, Labels: configLabels(c), Env: [], Cmd: ['sh'] },
     NetworkSettings: { Networks: {} },
     Mounts: [],
@@ -103,6 +106,13 @@ export const CONTAINER_FILTER_NAMES = ['ancestor', 'before', 'exited', 'expose',
 export const CONTAINER_STATES = ['created', 'restarting', 'running', 'removing', 'paused', 'exited', 'dead'] as const
 const HEALTH = ['starting', 'healthy', 'unhealthy', 'none']
 const PORT = /^\d{1,5}(?:-\d{1,5})?(?:\/(?:tcp|udp|sctp))?$/
+
+/** Go's strconv.Atoi, as the daemon reads `limit` and stop's `t`: an optional sign and decimal digits, in int64. */
+const goAtoi = (v: string): number | undefined => {
+  if (!/^[+-]?\d+$/.test(v)) return undefined
+  const n = BigInt(v)
+  return n >= -(2n ** 63n) && n < 2n ** 63n ? Number(n) : undefined
+}
 
 /** Docker's httputils.BoolValue: anything but "", "0", "no", "false", "none" (any case) is true. */
 const boolValue = (v: string | undefined) => v !== undefined && !['', '0', 'no', 'false', 'none'].includes(v.trim().toLowerCase())
@@ -155,8 +165,8 @@ function listContainers(svc: Service, target: Target) {
   }
   let all = boolValue(target.query.get('all'))
   const limitRaw = target.query.get('limit')
-  const limit = limitRaw === undefined || limitRaw === '' ? 0 : Number(limitRaw)
-  if (!Number.isInteger(limit)) throw new InvalidInputError(`Invalid "limit" ${JSON.stringify(limitRaw)}: expected an integer, e.g. limit=5.`)
+  const limit = limitRaw === undefined || limitRaw === '' ? 0 : goAtoi(limitRaw)
+  if (limit === undefined) throw new InvalidInputError(`Invalid "limit" ${JSON.stringify(limitRaw)}: expected an integer, e.g. limit=5.`)
   const size = boolValue(target.query.get('size'))
 
   const exited = (f.exited ?? []).map((v) => {
@@ -187,8 +197,8 @@ function listContainers(svc: Service, target: Target) {
   list.sort((a, b) => b.c.created - a.c.created || b.i - a.i)
   const ordered = list.map(({ c }) => c)
   // `before`/`since` name a container (Docker: 404 when there is none); the last value given wins, as in Docker.
-  const before = f.before?.length ? svc.containers.get(f.before.at(-1)!) : undefined
-  const since = f.since?.length ? svc.containers.get(f.since.at(-1)!) : undefined
+  const before = f.before?.length ? idOrName(svc, 'before', f.before.at(-1)!) : undefined
+  const since = f.since?.length ? idOrName(svc, 'since', f.since.at(-1)!) : undefined
 
   // The Engine's fast path: ids by unique prefix (an ambiguous prefix matches nothing), then names among those.
   let candidates = ordered
@@ -240,7 +250,45 @@ function listContainers(svc: Service, target: Target) {
   return out
 }
 
+/**
+ * A `before`/`since` value as the daemon's idOrNameFilter reads it: a full id, else a name (with or without its
+ * slash). Unlike every other lookup, an id prefix is not one (docker/for-linux#258): a 404.
+ */
+function idOrName(svc: Service, filter: string, value: string): Container {
+  const found = svc.containers.get(value)
+  if (found.id === value || found.name === value.replace(/^\//, '')) return found
+  const prefix = found.id.startsWith(value) ? ` (${value} starts the id of ${found.name})` : ''
+  throw new NotFoundError(`No such container: ${value}: the "${filter}" filter takes a container's full id or its name, not an id prefix, as the Engine's does${prefix}.`)
+}
+
 const CONTAINER = /^\/containers\/([^/]+)\/(json|start|stop)$/
+
+/** Whether the request's API version is `min` or later; none given is the latest, as the daemon reads it. */
+function apiAtLeast(version: string | undefined, min: string): boolean {
+  if (version === undefined) return true
+  const a = version.split('.').map(Number)
+  const b = min.split('.').map(Number)
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0)
+    if (d !== 0) return d > 0
+  }
+  return true
+}
+
+/** The signal names of moby/sys/signal on Linux (ParseSignal takes them with or without SIG, in any case). */
+const SIGNALS = new Set([
+  'ABRT', 'ALRM', 'BUS', 'CHLD', 'CLD', 'CONT', 'FPE', 'HUP', 'ILL', 'INT', 'IO', 'IOT', 'KILL', 'PIPE', 'POLL', 'PROF', 'PWR', 'QUIT', 'SEGV',
+  'STKFLT', 'STOP', 'SYS', 'TERM', 'TRAP', 'TSTP', 'TTIN', 'TTOU', 'URG', 'USR1', 'USR2', 'VTALRM', 'WINCH', 'XCPU', 'XFSZ', 'RTMIN', 'RTMAX',
+  ...Array.from({ length: 15 }, (_, i) => `RTMIN+${i + 1}`),
+  ...Array.from({ length: 14 }, (_, i) => `RTMAX-${i + 1}`),
+])
+
+/** Why `signal` is not one ParseSignal takes (a non-zero integer, or a name), or undefined. */
+function signalProblem(signal: string): string | undefined {
+  const n = goAtoi(signal)
+  if (n !== undefined ? n !== 0 : SIGNALS.has(signal.toUpperCase().replace(/^SIG/, ''))) return undefined
+  return `invalid signal: ${signal}: give a signal name such as SIGTERM, TERM or KILL, or its number (15, 9).`
+}
 
 /**
  * The container `ref` names, as the daemon's GetContainer finds it: a full id, a name, else a unique id prefix. A
@@ -269,8 +317,18 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
     // keep the raw reference; the lookup fails with a clear message
   }
   const [, , action] = m
-  if (action === 'json' && req.method === 'GET') return json(200, inspect(svc, container(svc, ref)))
+  if (action === 'json' && req.method === 'GET') return json(200, inspect(svc, container(svc, ref), boolValue(target.query.get('size'))))
   if (req.method !== 'POST' || action === 'json') return undefined
+  // Both checked before the lookup, as the daemon's postContainersStart and postContainersStop check them.
+  if (action === 'start' && apiAtLeast(target.version, '1.24')) {
+    // Go's ContentLength: -1 for a chunked body. A JSON object that sets anything is over 7 bytes; `{}` is not.
+    const length = req.headers['transfer-encoding'] ? -1 : Number(req.headers['content-length'] ?? 0)
+    if (length > 7 || length === -1) throw new InvalidInputError(`starting container with non-empty request body was deprecated since API v1.22 and removed in v1.24: send POST /containers/{id}/start with no body (this one has ${length === -1 ? 'a chunked' : `a ${length}-byte`} body); a container's configuration is given when it is created.`)
+  }
+  const t = target.query.get('t')
+  if (action === 'stop' && t !== undefined && t !== '' && goAtoi(t) === undefined) {
+    throw new InvalidInputError(`Invalid "t" ${JSON.stringify(t)}: the seconds to wait before killing the container, an integer (-1: wait forever), e.g. t=10.`)
+  }
   const c = container(svc, ref)
   // Docker answers 304 when the container is already in the wanted state; the CLI treats it as success.
   if (action === 'start') {
@@ -278,6 +336,10 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
     c.start()
   } else {
     if (c.state !== 'running') return { status: 304, headers: {} }
+    // Read from API 1.42, and only for a running container (after the 304), as the daemon's containerStop reads it.
+    const signal = apiAtLeast(target.version, '1.42') ? target.query.get('signal') : undefined
+    const badSignal = signal ? signalProblem(signal) : undefined
+    if (badSignal) throw new InvalidInputError(badSignal)
     // Exit code 0, the model's default: the fake's containers stop cleanly.
     c.stop()
   }

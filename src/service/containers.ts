@@ -61,6 +61,8 @@ const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
 /** Why `name` is not a container name `create` takes, or undefined. */
 export const containerNameProblem = (name: string): string | undefined =>
   NAME.test(name) ? undefined : `Invalid container name "${name}": allowed characters are [a-zA-Z0-9][a-zA-Z0-9_.-].`
+/** How many names a `No such container` message lists. */
+const KNOWN_SHOWN = 10
 /** The label that holds a container's instance type on Hyper.sh (and in its events' Actor.Attributes). */
 const INSTANCE_TYPE_LABEL = 'sh_hyper_instancetype'
 
@@ -74,11 +76,9 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
 
   const find = (ref: string): Container | undefined => {
     const r = ref.replace(/^\//, '')
-    const named = byName.get(r)
-    const exact = byId.get(r)
-    // A name that is another container's full id: the one made first, as a walk in creation order finds it.
-    if (named && exact && named !== exact) for (const c of byId.values()) if (c === named || c === exact) return c
-    if (named || exact) return named ?? exact
+    // A full id before a name, as the daemon's GetContainer tries them (a name may be another container's id).
+    const exact = byId.get(r) ?? byName.get(r)
+    if (exact) return exact
     if (r.length === 0) return undefined
     // An id prefix names a container when it names only one.
     let match: Container | undefined
@@ -175,8 +175,14 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
     get(ref) {
       const c = find(ref)
       if (!c) {
-        const known = [...byId.values()].map((x) => x.name)
-        throw new NotFoundError(`No such container: ${ref}. Known containers: ${known.length ? known.join(', ') : '(none)'}.`)
+        // A few names and a count: the message of a fake with thousands of containers stays short.
+        const known: string[] = []
+        for (const x of byId.values()) {
+          if (known.length === KNOWN_SHOWN) break
+          known.push(x.name)
+        }
+        const more = byId.size > KNOWN_SHOWN ? ` and ${byId.size - KNOWN_SHOWN} more` : ''
+        throw new NotFoundError(`No such container: ${ref}. Known containers: ${known.length ? known.join(', ') : '(none)'}${more}.`)
       }
       return c
     },

@@ -90,7 +90,7 @@ it('prefixes: a prefix two ids share finds nothing, one id\'s finds it, the empt
   expect(() => fake.containers.get(shared)).toThrow(`No such container: ${shared}. Known containers: lone, c0,`)
 })
 
-it('a name that is another container\'s full id finds the one made first; a removed or cleared name is free again', async () => {
+it('a name that is another container\'s full id: the full id wins, as the daemon looks; a removed or cleared name is free again', async () => {
   await using fake = createDockside()
   const first = fake.containers.create({ image: 'nginx' })
   const twin = fake.containers.create({ name: first.id, image: 'busybox' })

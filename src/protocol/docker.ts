@@ -267,7 +267,8 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
   if (path === '/_ping' && (req.method === 'GET' || req.method === 'HEAD')) {
     // `Swarm` as a standalone daemon sends it (its swarmStatus() without a cluster).
     const res = text(200, 'OK', { ...versionHeaders, 'cache-control': 'no-cache, no-store, must-revalidate', pragma: 'no-cache', swarm: 'inactive' })
-    return req.method === 'HEAD' ? { ...res, body: undefined } : res
+    // HEAD: the daemon's pingHandler sets Content-Length 0 itself (not the 2 of GET's `OK`).
+    return req.method === 'HEAD' ? { ...res, headers: { ...res.headers, 'content-length': '0' }, body: undefined } : res
   }
   if (path === '/version' && req.method === 'GET') {
     return json(200, {

@@ -46,6 +46,8 @@ export const dockerEngineCases: Case[] = [
         expect(res.headers.get('cache-control')).toBe('no-cache, no-store, must-revalidate')
         expect(res.headers.get('pragma')).toBe('no-cache')
         expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+        // The daemon's pingHandler sets Content-Length 0 on HEAD.
+        expect(res.headers.get('content-length'), method).toBe(method === 'HEAD' ? '0' : '2')
         expect(await res.text(), method).toBe(method === 'HEAD' ? '' : 'OK')
       }
     },

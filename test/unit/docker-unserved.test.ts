@@ -62,10 +62,11 @@ describe('Docker routes the fake does not serve', () => {
 })
 
 describe('HEAD /_ping', () => {
-  it('has the headers of GET /_ping and no body', async () => {
+  it('has the headers of GET /_ping but Content-Length 0, as the daemon sets it, and no body', async () => {
     const head = await fake.protocol.handle({ method: 'HEAD', url: '/_ping', headers: {}, signal: new AbortController().signal, body: async () => '' })
     const get = await fake.protocol.handle({ method: 'GET', url: '/_ping', headers: {}, signal: new AbortController().signal, body: async () => '' })
     expect([head.status, head.body, get.body]).toEqual([200, undefined, 'OK'])
-    expect(head.headers).toEqual(get.headers)
+    expect(get.headers['content-length']).toBe('2')
+    expect(head.headers).toEqual({ ...get.headers, 'content-length': '0' })
   })
 })

@@ -224,6 +224,7 @@ describe('check 3: the admin token', () => {
       'set-cookie': `dockside_admin_2375=${digest('tok-1')}; Path=/_dockside; HttpOnly; SameSite=Strict`,
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',
+      date: expect.stringMatching(/ GMT$/),
     })
     expect(login.body).toBe('')
     const kept = await fake.protocol.handle(request('GET', '/_dockside/ui/app.js?a=1&token=tok-1&b=2', host, { scheme: 'https', host: '127.0.0.1', port: 8443 }))

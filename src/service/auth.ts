@@ -41,6 +41,12 @@ export function decodeRegistryAuth(header: string | undefined): AuthConfig | { i
   } catch {
     return { invalid: 'X-Registry-Auth is not base64-encoded JSON' }
   }
+  // The daemon decodes the header with Go's encoding/json and, on any error, pushes with an empty AuthConfig: one
+  // field of the wrong type (`"email": 5`) drops the username and password beside it too.
+  if (json !== null && typeof json === 'object' && !Array.isArray(json)) {
+    const wrong = Object.entries(json).find(([k, v]) => (FIELDS as readonly string[]).includes(k.toLowerCase()) && v !== null && typeof v !== 'string')
+    if (wrong) return { invalid: `X-Registry-Auth field ${JSON.stringify(wrong[0])} is not a string` }
+  }
   return authConfigFrom(json, 'X-Registry-Auth')
 }
 

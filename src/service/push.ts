@@ -72,7 +72,23 @@ export function humanSize(bytes: number): string {
     const x = n * scale
     if (Math.abs(x - Math.floor(x) - 0.5) > 1e-6) return `${Math.round(x) / scale}${UNITS[i]}`
   }
-  return `${Number.parseFloat(n.toPrecision(4))}${UNITS[i]}`
+  return `${goPrecision4(n)}${UNITS[i]}`
+}
+
+/**
+ * `n` to 4 significant digits as Go's `%.4g` rounds it: the exact binary value, and an exact tie to even (10125 bytes
+ * is 10.12kB on the daemon), where toPrecision rounds a tie up (10.13kB).
+ */
+function goPrecision4(n: number): number {
+  // 21 digits in fixed notation: finer than a double's spacing in [1, 1e4), so only an exact tie reads `...5000...`.
+  // Past 1e4 (10^28 bytes) Go writes an exponent anyway.
+  const exact = n >= 1 && n < 1e4 ? n.toPrecision(21) : ''
+  const digits = exact.replace('.', '')
+  if (digits[4] !== '5' || /[1-9]/.test(digits.slice(5)) || Number(digits[3]) % 2 === 1) return Number.parseFloat(n.toPrecision(4))
+  // A tie after an even digit: the first 4 digits, truncated.
+  let end = 0
+  for (let count = 0; count < 4; end++) if (exact[end] !== '.') count++
+  return Number.parseFloat(exact.slice(0, end))
 }
 
 /** The 51 progress bars, `[>   ...]` to `[=====...>]`. */
@@ -160,7 +176,9 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
   if (byId) return { kind: 'not-found', message: byId }
   const { repository } = target
   const known = deps.images.tagsOf(repository)
-  const tags = target.tag ? [target.tag] : known
+  // Every tag in the order the daemon pushes them: its reference store lists a repository's references sorted by
+  // name (`repo:1.0` before `repo:latest`), whatever order they were created in.
+  const tags = target.tag ? [target.tag] : [...known].sort()
   // By tag only, never by id (pushedByIdProblem).
   const resolved = tags.map((t) => ({ tag: t, image: known.includes(t) ? deps.images.resolve(`${repository}:${t}`) : undefined }))
   if (resolved.length === 0 || resolved.some((r) => !r.image)) return { kind: 'not-found', message: `No such image: ${target.ref}` }
@@ -254,7 +272,10 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       let chunk = layers.map((l) => layerLine('Preparing', l.shortId)).join('')
       for (const l of layers) track?.layer(l.shortId, l.size, 0, 'waiting')
       if (!authorize(registry.auth, auth)) {
-        yield chunk + fail('unauthorized: authentication required')
+        // Without a username and password the daemon's basic-auth handler refuses before asking the registry
+        // (distribution's ErrNoBasicAuthCredentials); wrong ones get the registry's 401.
+        const basicWithout = registry.auth.kind === 'basic' && !(auth?.username && auth.password)
+        yield chunk + fail(basicWithout ? 'no basic auth credentials' : 'unauthorized: authentication required')
         return
       }
       const todo: Layer[] = []

@@ -91,7 +91,7 @@ export const pushCases: Case[] = [
       const badLines = lines(await drainWithClock(bad, () => fake.clock.advance('1s')))
       expect(badLines.at(-1)).toEqual({ errorDetail: { message: 'unauthorized: authentication required' }, error: 'unauthorized: authentication required' })
       const none = await h.fetch(path, { method: 'POST' })
-      expect(lines(await drainWithClock(none, () => fake.clock.advance('1s'))).at(-1).error).toMatch(/unauthorized/)
+      expect(lines(await drainWithClock(none, () => fake.clock.advance('1s'))).at(-1).error).toBe('no basic auth credentials')
       expect(fake.registries.get('registry.example.com').tags).toHaveLength(0)
       // base64url without padding decodes too.
       const good = await h.fetch(path, { method: 'POST', headers: { 'X-Registry-Auth': registryAuth({ username: 'alice', password: 's3cret', email: 'a@example.com' }, true).replace(/=+$/, '') } })

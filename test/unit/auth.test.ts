@@ -56,9 +56,14 @@ describe('decodeRegistryAuth', () => {
     expect(decodeRegistryAuth(header)).toMatchObject({ username: 'carol', password: 'x' })
   })
 
-  it('keeps the token fields and ignores unknown or non-string fields', () => {
-    const header = Buffer.from(JSON.stringify({ registrytoken: 'tok', identitytoken: 'id', extra: 'x', username: 42, email: '' })).toString('base64url')
+  it('keeps the token fields and ignores unknown fields', () => {
+    const header = Buffer.from(JSON.stringify({ registrytoken: 'tok', identitytoken: 'id', extra: 'x', email: '' })).toString('base64url')
     expect(decodeRegistryAuth(header)).toEqual({ registrytoken: 'tok', identitytoken: 'id' })
+  })
+
+  it('a known field of the wrong type makes the whole header invalid, as the daemon then pushes with no credentials', () => {
+    const header = Buffer.from(JSON.stringify({ username: 42, password: 'p' })).toString('base64url')
+    expect(decodeRegistryAuth(header)).toEqual({ invalid: 'X-Registry-Auth field "username" is not a string' })
   })
 
   // The exact reasons (the journal and the 400 show them): 'not base64' must not pass for 'not base64-encoded JSON'.

@@ -146,6 +146,7 @@ describe('the push stream', () => {
     fake.registries.add('localhost:5000', { username: 'u', password: 'p' })
     fake.images.add('localhost:5000/app', { tags: ['1'], layers: 1 })
     const { lines } = await push(fake, '/images/localhost:5000/app/push')
-    expect(lines.at(-1)).toBe('{"errorDetail":{"message":"unauthorized: authentication required"},"error":"unauthorized: authentication required"}')
+    // No credentials at all: the daemon refuses before asking the registry, as before any `docker login`.
+    expect(lines.at(-1)).toBe('{"errorDetail":{"message":"no basic auth credentials"},"error":"no basic auth credentials"}')
   })
 })

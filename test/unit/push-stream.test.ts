@@ -403,7 +403,7 @@ describe('startPush', () => {
     // A header that is not base64 is journaled as such, and refused the same way.
     const garbled = start(svc, { name: 'localhost:5000/app:1', authHeader: '!!!' })
     if (garbled.kind !== 'stream') throw new Error(garbled.kind)
-    expect((await drain(svc, garbled.lines)).text).toContain('"error":"unauthorized: authentication required"')
+    expect((await drain(svc, garbled.lines)).text).toContain('"error":"no basic auth credentials"')
     expect(svc.journal.ofType('push.start').at(-1)).toMatchObject({ auth: { invalid: 'X-Registry-Auth is not base64' } })
     const ok = start(svc, { name: 'localhost:5000/app:1', authHeader: header({ username: 'alice', password: 's3cret' }) })
     if (ok.kind !== 'stream') throw new Error(ok.kind)

@@ -49,8 +49,38 @@ function lookup(svc: Service, ref: string): Image | undefined {
 function resolveOrThrow(svc: Service, raw: string): { ref: string; image: Image } {
   const ref = familiarName(raw)
   const image = lookup(svc, ref)
-  if (!image) throw new NotFoundError(`No such image: ${ref}`)
-  return { ref, image }
+  if (image) return { ref, image }
+  const problem = referenceFormatProblem(raw)
+  if (problem) throw new InvalidInputError(problem)
+  throw new NotFoundError(`No such image: ${ref}`)
+}
+
+const DIGEST = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$/
+const FULL_ID = /^(?:sha256:)?[a-f0-9]{64}$/
+
+/**
+ * Why `raw` is not a reference the daemon's GetImage parses (reference.ParseAnyReference: its 400, before any
+ * lookup), or undefined: an image id, or `[host[:port]/]path[:tag][@digest]` with a lower-case path. An id prefix is
+ * a valid name, so only references no image could ever have are refused.
+ */
+function referenceFormatProblem(raw: string): string | undefined {
+  if (FULL_ID.test(raw)) return undefined
+  const at = raw.indexOf('@')
+  const parts = splitReference(at < 0 ? raw : raw.slice(0, at))
+  const tag = parts.tag
+  // A first part with a capital is a registry host to the daemon (splitDockerDomain), and hosts may have capitals.
+  const slash = parts.repository.indexOf('/')
+  const host = slash < 0 ? '' : parts.repository.slice(0, slash)
+  const repository = host !== host.toLowerCase() ? host.toLowerCase() + parts.repository.slice(slash) : parts.repository
+  const wellFormed = (at < 0 || DIGEST.test(raw.slice(at + 1))) && (tag === undefined || tagFormatProblem(tag) === undefined)
+  if (wellFormed && isRepository(repository)) return undefined
+  if (wellFormed && isRepository(repository.toLowerCase())) {
+    // The daemon names the path as the registry sees it: `library/` before an official image's one-part name.
+    const [first, ...rest] = repository.split('/')
+    const remote = rest.length === 0 ? `library/${first}` : /[.:]|^localhost$/.test(first) ? rest.join('/') : repository
+    return `invalid reference format: repository name (${remote}) must be lowercase`
+  }
+  return `invalid reference format: ${JSON.stringify(raw)} is not an image id or [host[:port]/]path[:tag][@sha256:<64 hex>] with a lower-case path, e.g. "localhost:5000/team/app:1.0".`
 }
 
 function summary(svc: Service, image: Image) {

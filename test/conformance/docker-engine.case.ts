@@ -363,9 +363,28 @@ export const dockerEngineCases: Case[] = [
       const missing = await h.fetch('/images/docker.io/library/redis/json')
       expect(missing.status).toBe(404)
       expect(await message(missing)).toBe('No such image: redis')
+      // What no image could be called is the daemon's 400 (reference.ParseAnyReference), before any lookup.
       const malformed = await h.fetch('/images/%E0%A4%A/json')
-      expect(malformed.status).toBe(404)
-      expect(await message(malformed)).toBe('No such image: %E0%A4%A')
+      expect(malformed.status).toBe(400)
+      expect(await message(malformed)).toBe('invalid reference format: "%E0%A4%A" is not an image id or [host[:port]/]path[:tag][@sha256:<64 hex>] with a lower-case path, e.g. "localhost:5000/team/app:1.0".')
+      for (const [ref, text] of [
+        ['UPPER', 'invalid reference format: repository name (library/UPPER) must be lowercase'],
+        ['team/App:1.0', 'invalid reference format: repository name (team/App) must be lowercase'],
+        ['localhost:5000/Team/app', 'invalid reference format: repository name (Team/app) must be lowercase'],
+        ['nginx:bad!tag', 'invalid reference format: "nginx:bad!tag" is not'],
+        ['nginx@sha256:zz', 'invalid reference format: "nginx@sha256:zz" is not'],
+        ['a//b', 'invalid reference format: "a//b" is not'],
+      ]) {
+        const res = await h.fetch(`/images/${encodeURIComponent(ref)}/json`)
+        expect([res.status, (await message(res)).slice(0, text.length)], ref).toEqual([400, text])
+      }
+      // An id prefix, a digest reference, a name no image has and a capitalised first part (a registry host to the
+      // daemon) are well formed: 404.
+      for (const ref of ['abc123', 'sha256:abc', `nginx@sha256:${'a'.repeat(64)}`, 'redis:7', 'Library/nginx', 'UPPER/app']) {
+        const res = await h.fetch(`/images/${encodeURIComponent(ref)}/json`)
+        expect(res.status, ref).toBe(404)
+        await res.arrayBuffer()
+      }
     },
   },
   {

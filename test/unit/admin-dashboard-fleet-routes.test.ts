@@ -103,7 +103,7 @@ describe('GET /_dockside/ui', () => {
     for (const url of ['/_dockside/ui', '/_dockside/ui/']) {
       const page = await api(fake, 'GET', url)
       expect(page.status).toBe(200)
-      expect(page.headers).toEqual({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
+      expect(page.headers).toEqual({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', date: expect.stringMatching(/ GMT$/) })
       expect(page.text).toContain('<script type="module" src="/_dockside/ui/app.js"></script>')
     }
     expect((await api(fake, 'HEAD', '/_dockside/ui')).status).toBe(200)
@@ -135,12 +135,12 @@ describe('GET /_dockside/live', () => {
     const before = fake.events.subscriberCount
     const res = await raw(fake, 'GET', `/_dockside/live?filters=${encodeURIComponent('{"event":["start"]}')}`)
     expect(res.status).toBe(200)
-    expect(res.headers).toEqual({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' })
+    expect(res.headers).toEqual({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', date: expect.stringMatching(/ GMT$/) })
     const [retry, first] = await firstChunks(res, 2)
     expect(retry).toBe('retry: 1000\n\n')
     const [state, events] = parse(first)
     expect(state.event).toBe('state')
-    expect(Object.keys(state.data)).toEqual(['seq', 'clock', 'seed', 'containers', 'timeline', 'pushes', 'sockets', 'deliveries', 'faults', 'rateLimit', 'captions'])
+    expect(Object.keys(state.data)).toEqual(['seq', 'clock', 'seed', 'containers', 'timeline', 'pushes', 'sockets', 'deliveries', 'deliveriesAt', 'deliveriesRecountMs', 'faults', 'rateLimit', 'captions'])
     expect(state.data.clock).toEqual({ mode: 'virtual', now: '2026-01-01T00:00:30.000Z', nowMs: Date.parse('2026-01-01T00:00:30.000Z'), elapsedMs: 30000, pending: 0, paused: false, speed: 1 })
     expect(state.data.seed).toBe(42)
     expect(state.data.containers).toHaveLength(LIVE_BACKLOG + 1)

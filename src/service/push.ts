@@ -93,20 +93,26 @@ function goPrecision4(n: number): number {
 
 /** The 51 progress bars, `[>   ...]` to `[=====...>]`. */
 const BARS = Array.from({ length: 51 }, (_, pct) => `[${'='.repeat(pct)}>${' '.repeat(50 - pct)}] `)
-const barOf = (current: number, total: number) => BARS[Math.min(50, Math.floor((current / total) * 50))]
+const barIndex = (current: number, total: number) => Math.min(50, Math.floor((current / total) * 50))
+const barOf = (current: number, total: number) => BARS[barIndex(current, total)]
+/** The bars as the daemon's JSON carries them: Go's encoder writes `>` as `\u003e`. */
+const JSON_BARS = BARS.map((bar) => bar.replace('>', '\\u003e'))
 
 /** Docker's progress text: a 50-wide bar and `current/total`. */
 export function progressText(current: number, total: number): string {
   return `${barOf(current, total)}${humanSize(current).padStart(8)}/${humanSize(total)}`
 }
 
-const status = (s: string) => `{"status":${JSON.stringify(s)}}\n`
+/** A string as Go's encoding/json writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped, which JSON.stringify leaves. */
+const goString = (s: string) => JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+const status = (s: string) => `{"status":${goString(s)}}\n`
 const layerLine = (s: string, id: string) => `{"status":${JSON.stringify(s)},"progressDetail":{},"id":"${id}"}\n`
 /** What a layer's progress lines share: the parts after `current` and after the current size. */
 const lineParts = new WeakMap<Layer, readonly [string, string]>()
 /**
- * A layer's `Pushing` line. The progress text needs no JSON escaping (brackets, `=`, `>`, spaces, digits, units and a
- * slash), so it is quoted as is; the parts that only depend on the layer are built once per layer.
+ * A layer's `Pushing` line. The progress text needs no JSON escaping (brackets, `=`, spaces, digits, units and a
+ * slash) but the bar's head, which Go writes `\u003e` (JSON_BARS); the parts that only depend on the layer are built
+ * once per layer.
  */
 function pushingLine(layer: Layer, current: number): string {
   let parts = lineParts.get(layer)
@@ -114,7 +120,7 @@ function pushingLine(layer: Layer, current: number): string {
     parts = [`,"total":${layer.size}},"progress":"`, `/${humanSize(layer.size)}","id":"${layer.shortId}"}\n`]
     lineParts.set(layer, parts)
   }
-  return `{"status":"Pushing","progressDetail":{"current":${current}${parts[0]}${barOf(current, layer.size)}${humanSize(current).padStart(8)}${parts[1]}`
+  return `{"status":"Pushing","progressDetail":{"current":${current}${parts[0]}${JSON_BARS[barIndex(current, layer.size)]}${humanSize(current).padStart(8)}${parts[1]}`
 }
 /** An error line after the stream started: both fields, or real clients miss it. */
 /** Who ended a push that stopped before its tag: its client leaving (`signal`), its server closing (`halt`), else a reset or close of the fake. */
@@ -125,7 +131,7 @@ export const pushEndedBy = (signal: AbortSignal, halt: AbortSignal | undefined):
 export const interruptedLine = (ref: string, by: 'reset' | 'server') =>
   errorLine(`push of ${ref} interrupted: ${by === 'server' ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
 
-export const errorLine = (message: string) => `{"errorDetail":{"message":${JSON.stringify(message)}},"error":${JSON.stringify(message)}}\n`
+export const errorLine = (message: string) => `{"errorDetail":{"message":${goString(message)}},"error":${goString(message)}}\n`
 
 const CONCURRENCY = 5
 const TICK_MS = 100

@@ -18,8 +18,9 @@ export const pushCases: Case[] = [
       // Literal fixtures (seed 7): layer ids, progress text as Docker prints it, the manifest's digest and size.
       expect(image.layers.map((l) => l.shortId)).toEqual(['1b9ffbb15aeb', 'd5fecac26aaa'])
       expect(text).toContain('{"status":"Preparing","progressDetail":{},"id":"d5fecac26aaa"}')
-      expect(text).toContain('{"status":"Pushing","progressDetail":{"current":1000000,"total":3000000},"progress":"[================>                                  ]      1MB/3MB","id":"1b9ffbb15aeb"}')
-      expect(text).toContain('{"status":"Pushing","progressDetail":{"current":1000000,"total":1000000},"progress":"[==================================================>]      1MB/1MB","id":"d5fecac26aaa"}')
+      // The bar's head as Go's JSON encoder writes it, \u003e, as in every real daemon's push stream.
+      expect(text).toContain('{"status":"Pushing","progressDetail":{"current":1000000,"total":3000000},"progress":"[================\\u003e                                  ]      1MB/3MB","id":"1b9ffbb15aeb"}')
+      expect(text).toContain('{"status":"Pushing","progressDetail":{"current":1000000,"total":1000000},"progress":"[==================================================\\u003e]      1MB/1MB","id":"d5fecac26aaa"}')
       expect(out.filter((l) => l.status === 'Pushed').map((l) => l.id).sort()).toEqual(['1b9ffbb15aeb', 'd5fecac26aaa'])
       const digest = 'sha256:596be8eda1aed6efe3ff9d0fcea465d2da92fbd5b3cc6bd5c9dc2e6abad1c70a'
       expect(out.at(-2)).toEqual({ status: `1.0: digest: ${digest} size: 739` })

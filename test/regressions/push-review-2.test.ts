@@ -83,7 +83,7 @@ describe('pushBandwidth below 10 B/s per layer is honoured', () => {
     // PROTOCOL.md's progress lines, as ever: one Pushing line per byte, then Pushed.
     const pushing = text.split('\n').filter((l) => l.includes('"Pushing"'))
     expect(pushing.map((l) => JSON.parse(l).progressDetail.current)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
-    expect(pushing[0]).toMatch(/^\{"status":"Pushing","progressDetail":\{"current":1,"total":10\},"progress":"\[=====> {45}\]       1B\/10B","id":"[0-9a-f]{12}"\}$/)
+    expect(pushing[0]).toMatch(/^\{"status":"Pushing","progressDetail":\{"current":1,"total":10\},"progress":"\[=====\\u003e {45}\]       1B\/10B","id":"[0-9a-f]{12}"\}$/)
     expect(text).toMatch(/\{"status":"Pushed","progressDetail":\{\},"id":"[0-9a-f]{12}"\}\n/)
   })
 

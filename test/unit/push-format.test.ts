@@ -90,7 +90,10 @@ describe('the push stream', () => {
     fake.images.add('localhost:5000/team/app', { tags: ['1.0'], layers: [250_000, 400_000, 120_000, 90_000, 300_000, 50_000, 70_000] })
     const { text, lines } = await push(fake, '/v1.47/images/localhost:5000/team/app/push?tag=1.0')
     expect(text.endsWith('\n')).toBe(true)
-    for (const l of lines) expect(JSON.stringify(JSON.parse(l))).toBe(l)
+    // Compact, and escaped as Go's encoding/json escapes (`>` in the bar is \u003e).
+    const goJson = (v: unknown) => JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    for (const l of lines) expect(goJson(JSON.parse(l))).toBe(l)
+    expect(lines.find((l) => l.includes('"Pushing"'))).toContain('\\u003e')
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
     expect(parsed[0]).toEqual({ status: 'The push refers to repository [localhost:5000/team/app]' })
     const keysOf = (status: string) => parsed.filter((p) => p.status === status).map((p) => Object.keys(p).join(','))

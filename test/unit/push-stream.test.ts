@@ -44,7 +44,8 @@ const holdLayer = (svc: Service, image: Image, i: number) =>
 const pushing = (id: string, current: number, total: number, progress: string) =>
   `{"status":"Pushing","progressDetail":{"current":${current},"total":${total}},"progress":"${progress}","id":"${id}"}\n`
 const layerLine = (status: string, id: string) => `{"status":"${status}","progressDetail":{},"id":"${id}"}\n`
-const bar = (pct: number) => `[${'='.repeat(pct)}>${' '.repeat(50 - pct)}]`
+/** The bar as the daemon's JSON carries it: Go's encoder writes the head `>` as `\u003e`. */
+const bar = (pct: number) => `[${'='.repeat(pct)}\\u003e${' '.repeat(50 - pct)}]`
 
 describe('startPush', () => {
   it('streams the daemon sequence chunk by chunk, one tick of 100 ms each, sharing the bandwidth between active layers', async () => {

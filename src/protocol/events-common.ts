@@ -10,19 +10,30 @@ import { findAction as find, refusalResponse } from './faults'
 import type { Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
-const TIMESTAMP = /^0*(\d{1,12})(?:\.(\d{1,18}))?$/
+const TIMESTAMP = /^(-?)0*(\d{1,12})(?:\.(\d{1,18}))?$/
 /** 9999-12-31T23:59:59Z, the last second Docker's timestamps (Go's RFC 3339) can show; later is refused. */
 export const MAX_TIMESTAMP_SECONDS = 253_402_300_799n
+/**
+ * 1677-09-21, the first second whose nanoseconds fit the int64 the Engine compares event times in; earlier is refused.
+ * Times before 1970 are what the docker CLI sends for an older date (`--since 1969-12-31` is `-86400.000000000`).
+ */
+export const MIN_TIMESTAMP_SECONDS = -9_223_372_036n
 
-/** Parses Docker's `sec[.nanos]` timestamps into exact epoch nanoseconds. */
+/**
+ * Parses Docker's `sec[.nanos]` timestamps into exact epoch nanoseconds. As the Engine's parseTimestamp, the fraction
+ * adds to the seconds whatever their sign: `-1.5` is -0.5 s, as `time.Unix(-1, 500000000)`.
+ */
 export function parseTimestampNano(name: string, value: string | undefined): bigint | undefined {
   if (value === undefined || value === '') return undefined
   const m = TIMESTAMP.exec(value)
   const shown = value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}... (${value.length} characters)` : JSON.stringify(value)
-  if (!m || BigInt(m[1]) > MAX_TIMESTAMP_SECONDS) {
-    throw new InvalidInputError(`Invalid "${name}" ${shown}: expected Unix time as seconds[.nanoseconds] from 0 to ${MAX_TIMESTAMP_SECONDS} (year 9999), e.g. 1767225600 or 1767225600.000000001.`)
+  const seconds = m ? BigInt(`${m[1]}${m[2]}`) : 0n
+  if (!m || seconds > MAX_TIMESTAMP_SECONDS || seconds < MIN_TIMESTAMP_SECONDS) {
+    throw new InvalidInputError(
+      `Invalid "${name}" ${shown}: expected Unix time as seconds[.nanoseconds] from ${MIN_TIMESTAMP_SECONDS} (year 1677) to ${MAX_TIMESTAMP_SECONDS} (year 9999), e.g. 1767225600 or 1767225600.000000001.`,
+    )
   }
-  return BigInt(m[1]) * 1_000_000_000n + fractionNano(m[2] ?? '')
+  return seconds * 1_000_000_000n + fractionNano(m[3] ?? '')
 }
 
 /**
@@ -34,8 +45,11 @@ function fractionNano(digits: string): bigint {
   return BigInt(Math.trunc(Number(digits) * 10 ** (9 - digits.length)))
 }
 
-/** Formats epoch nanoseconds as Docker's `sec.nanos`. */
-export const formatTimestamp = (nano: bigint) => `${nano / 1_000_000_000n}.${String(nano % 1_000_000_000n).padStart(9, '0')}`
+/** Formats epoch nanoseconds as Docker's `sec.nanos`: whole seconds down, nanoseconds up (-0.5 s is `-1.500000000`). */
+export function formatTimestamp(nano: bigint): string {
+  const ns = ((nano % 1_000_000_000n) + 1_000_000_000n) % 1_000_000_000n
+  return `${(nano - ns) / 1_000_000_000n}.${String(ns).padStart(9, '0')}`
+}
 
 /** What an events request asked for, validated once at connect. */
 export interface EventsQuery {

@@ -8,7 +8,7 @@ import { parseTarget } from '../../src/protocol/http'
 import type { ProtoRequest } from '../../src/protocol/types'
 
 const req = (url: string, headers: Record<string, string> = {}): ProtoRequest => ({ method: 'GET', url, headers, signal: new AbortController().signal, body: async () => '' })
-const refusal = (name: string, shown: string) => `Invalid "${name}" ${shown}: expected Unix time as seconds[.nanoseconds] from 0 to 253402300799 (year 9999), e.g. 1767225600 or 1767225600.000000001.`
+const refusal = (name: string, shown: string) => `Invalid "${name}" ${shown}: expected Unix time as seconds[.nanoseconds] from -9223372036 (year 1677) to 253402300799 (year 9999), e.g. 1767225600 or 1767225600.000000001.`
 
 describe('timestamps', () => {
   it.each([
@@ -20,6 +20,9 @@ describe('timestamps', () => {
     ['0', 0n],
     ['253402300799', 253402300799_000000000n],
     ['253402300799.999999999', 253402300799_999999999n],
+    ['-1', -1_000000000n],
+    ['-1.5', -500000000n],
+    ['-9223372036', -9223372036_000000000n],
   ])('%s is %i ns', (text, nano) => {
     expect(parseTimestampNano('since', text)).toBe(nano)
   })
@@ -27,7 +30,7 @@ describe('timestamps', () => {
     expect(parseTimestampNano('since', undefined)).toBeUndefined()
     expect(parseTimestampNano('since', '')).toBeUndefined()
   })
-  it.each(['253402300800', '1767225600.', '.5', `1767225600.${'1'.repeat(19)}`, '1234567890123', '-1', ' 1', '1e9', 'x', '1767225600,5'])('%j is refused naming the range', (text) => {
+  it.each(['253402300800', '1767225600.', '.5', `1767225600.${'1'.repeat(19)}`, '1234567890123', '-9223372037', '--1', ' 1', '1e9', 'x', '1767225600,5'])('%j is refused naming the range', (text) => {
     expect(() => parseTimestampNano('until', text)).toThrow(refusal('until', JSON.stringify(text)))
   })
   it('more than 9 fraction digits (up to 18) are cut to nanoseconds, as the Engine reads them; 19 are refused', () => {

@@ -279,6 +279,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     access: () => access,
     apply: (scenario, { from }) => fake.apply(scenario, { from }),
     pace: (ms) => new Promise<void>((resolve) => paceHost.after(ms, resolve)),
+    hostNow: () => paceHost.now(),
     // The dashboard's files are read on the first /_dockside/ui request, not at start-up.
     uiAsset: async (file) => (await import('./ui/assets')).readUiAsset(file),
     limits,

@@ -1,6 +1,5 @@
 // The dashboard's side of the admin API: the live feed (server-sent events), clock pause/resume/speed, a scenario's
 // continue, and the dashboard's own files. Everything the dashboard *does* goes through the documented admin routes.
-import { hostWallNow } from '../runtime/host-timers'
 import { InvalidInputError, NotFoundError } from '../service/errors'
 import { compileFilters, parseFilters } from '../service/filters'
 import type { Service } from '../service/service'
@@ -132,11 +131,12 @@ interface DeliveryCounts {
 }
 
 /** The delivery counts for a state: the last ones while they are within the feed's share of the host's time. */
-function deliveryCounts(svc: Service, nowMs: number, last: DeliveryCounts | undefined): DeliveryCounts {
-  const now = hostWallNow()
+function deliveryCounts(svc: Service, host: ProtocolHost, nowMs: number, last: DeliveryCounts | undefined): DeliveryCounts {
+  const hostNow = host.hostNow ?? (() => performance.now())
+  const now = hostNow()
   if (last && now - last.madeAt < last.costMs / DELIVERY_COUNT_SHARE) return last
   const rows = deliveryRows(svc)
-  return { rows, atMs: nowMs, madeAt: now, costMs: hostWallNow() - now }
+  return { rows, atMs: nowMs, madeAt: now, costMs: hostNow() - now }
 }
 
 /** GET /_dockside/deliveries' counts of every client, and its open connections. */
@@ -167,9 +167,9 @@ function deliveryRows(svc: Service) {
 const PAUSES = new Set(['scenario.pause', 'clock.pause', 'clock.resume', 'scenario.continue'])
 
 /** Everything the dashboard shows but the event stream, in one JSON value. */
-function snapshot(svc: Service, hub: SocketHub, captions: readonly { seq: number; time: number; text: string }[], extra: { seq: number; feed?: string; lastPause?: string; counts: { last?: DeliveryCounts } }) {
+function snapshot(svc: Service, host: ProtocolHost, hub: SocketHub, captions: readonly { seq: number; time: number; text: string }[], extra: { seq: number; feed?: string; lastPause?: string; counts: { last?: DeliveryCounts } }) {
   const clock = clockJson(svc)
-  const counts = (extra.counts.last = deliveryCounts(svc, clock.nowMs, extra.counts.last))
+  const counts = (extra.counts.last = deliveryCounts(svc, host, clock.nowMs, extra.counts.last))
   return {
     seq: extra.seq,
     ...(extra.feed === undefined ? {} : { feed: extra.feed }),
@@ -295,7 +295,7 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
         }
         dirty = false
         seq++
-        let chunk = `event: state\ndata: ${JSON.stringify(snapshot(svc, hub, captions, { seq, feed, lastPause: clockState.lastPause, counts }))}\n\n`
+        let chunk = `event: state\ndata: ${JSON.stringify(snapshot(svc, host, hub, captions, { seq, feed, lastPause: clockState.lastPause, counts }))}\n\n`
         if (skipped) chunk += `event: skipped\ndata: ${JSON.stringify({ events: skipped })}\n\n`
         skipped = 0
         if (pending.length) chunk += `event: events\ndata: [${pending.splice(0).join(',')}]\n\n`

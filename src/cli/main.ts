@@ -140,7 +140,10 @@ async function serve(argv: string[], usage = SERVE_USAGE) {
   const { values } = parsed
   // An empty value is a mistake (an unset shell variable, `--scenario=`), never "the default": '' as --host bound every
   // interface, and --scenario '' ran no scenario at all.
-  if ((values.host as string).trim() === '') fail(`invalid --host ${JSON.stringify(values.host)}: expected an address to bind, e.g. 127.0.0.1 (the default), ::1, or 0.0.0.0 for every interface`)
+  // An IPv6 address in brackets, as URLs write it (`--host [::1]`), binds the address inside them: Node's listen took the
+  // brackets for a host name (ENOTFOUND), and --tls crashed making a certificate for it.
+  const host = (values.host as string).replace(/^\[(.*)\]$/, '$1')
+  if (host.trim() === '') fail(`invalid --host ${JSON.stringify(values.host)}: expected an address to bind, e.g. 127.0.0.1 (the default), ::1, or 0.0.0.0 for every interface`)
   if (values.scenario !== undefined && (values.scenario as string).trim() === '') fail(`invalid --scenario ${JSON.stringify(values.scenario)}: expected a scenario file (YAML or JSON), or demo for the built-in demo`)
   if (values.tls && (values.cert !== undefined || values.key !== undefined)) {
     fail('--tls and --cert/--key both ask for TLS: --tls alone serves a self-signed certificate made at start, --cert FILE --key FILE serves yours; pass one or the other')
@@ -149,7 +152,7 @@ async function serve(argv: string[], usage = SERVE_USAGE) {
   const port = /^\d{1,5}$/.test(values.port as string) ? Number(values.port) : NaN
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${values.port}: expected 0-65535`)
   const seed = values.seed === undefined ? undefined : /^-?\d+$/.test(values.seed as string) ? Number(values.seed) : NaN
-  if (seed !== undefined && !Number.isSafeInteger(seed)) fail(`invalid --seed ${values.seed}: expected an integer`)
+  if (seed !== undefined && !Number.isSafeInteger(seed)) fail(`invalid --seed ${values.seed}: expected an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`)
   const clockFlag = values.clock as ClockMode | undefined
   if (clockFlag !== undefined && !['real', 'auto', 'virtual'].includes(clockFlag)) fail(`invalid --clock ${clockFlag}: expected real, auto or virtual`)
   const speed = values.speed === undefined ? undefined : Number(values.speed)
@@ -218,7 +221,7 @@ async function serve(argv: string[], usage = SERVE_USAGE) {
   } catch (error) {
     fail((error as Error).message)
   }
-  if (!isLoopback((values.host as string).replace(/^\[|\]$/g, '')) && access.adminToken === undefined) {
+  if (!isLoopback(host) && access.adminToken === undefined) {
     process.stderr.write(
       `dockside: warning: --host ${values.host} makes the fake reachable from other machines, and with no admin token anyone who reaches it can drive ` +
         `the admin API (/_dockside/: change state, inject faults, reset). Set DOCKSIDE_ADMIN_TOKEN or --admin-token-file, or bind 127.0.0.1. See docs/security.md.\n`,
@@ -228,9 +231,24 @@ async function serve(argv: string[], usage = SERVE_USAGE) {
   if (values.cert !== undefined) {
     const { loadCertificate } = await import('../transports/server/tls')
     tls = await loadCertificate(values.key as string, values.cert as string).catch((error: Error) => fail(error.message))
+    // A pair OpenSSL refuses (a key of another certificate, a damaged PEM) was found only by listen: "cannot listen on
+    // ...: error:05800074:x509 certificate routines::key values mismatch", exit 1, as if the port were taken.
+    try {
+      process.getBuiltinModule('node:tls').createSecureContext(tls)
+    } catch (error) {
+      const mismatch = (error as NodeJS.ErrnoException).code === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH'
+      fail(
+        mismatch
+          ? `--key ${values.key} is not the private key of --cert ${values.cert}: pass the key the certificate was made with, or --tls alone for a self-signed certificate`
+          : `cannot use --cert ${values.cert} with --key ${values.key}: ${(error as Error).message}; pass a PEM certificate and its private key, or --tls alone for a self-signed certificate`,
+      )
+    }
   } else if (values.tls) {
     const { selfSignedCertificate } = await import('../transports/server/tls')
-    tls = await selfSignedCertificate({ hosts: [values.host as string] })
+    // The bound address is named in the certificate when it is one (or a host name): a malformed one ("1.2.3", ":::")
+    // crashed the certificate library with a stack trace; listen now refuses it with its own message.
+    const { isIP } = process.getBuiltinModule('node:net')
+    tls = await selfSignedCertificate({ hosts: isIP(host) ? [host.replace(/%.*$/, '')] : /^[\d.]+$|:/.test(host) ? [] : [host] })
   }
   let fake
   try {
@@ -262,7 +280,7 @@ async function serve(argv: string[], usage = SERVE_USAGE) {
 
   let server
   try {
-    server = await fake.listen({ host: values.host as string, port, tls })
+    server = await fake.listen({ host, port, tls })
   } catch (error) {
     fail(`cannot listen on ${values.host}:${port}: ${(error as Error).message}`, 1)
   }

@@ -33,8 +33,12 @@ const YAML_OPTIONS = { prettyErrors: true, merge: true, uniqueKeys: true } as co
 const MAX_ALIAS_COUNT = 100
 
 /** The first error of a parsed YAML document as a ScenarioError naming its line and column. */
-function yamlProblem(file: string, e: { message: string; linePos?: [{ line: number; col: number }, ...unknown[]] }, what: string): ScenarioError {
+function yamlProblem(file: string, e: { code?: string; message: string; linePos?: [{ line: number; col: number }, ...unknown[]] }, what: string): ScenarioError {
   const where = e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : ''
+  // The library's own wording tells its caller to "use YAML.parseAllDocuments()", which a scenario's author cannot.
+  if (e.code === 'MULTIPLE_DOCS') {
+    return new ScenarioError(file, where, 'expected one YAML document (a scenario file holds one scenario): a second one starts here, after a "---" or "..." line; remove the separator, or split the file')
+  }
   return new ScenarioError(file, where, `expected valid ${what} (${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')})`)
 }
 

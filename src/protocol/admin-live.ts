@@ -132,11 +132,12 @@ interface DeliveryCounts {
 
 /** The delivery counts for a state: the last ones while they are within the feed's share of the host's time. */
 function deliveryCounts(svc: Service, host: ProtocolHost, nowMs: number, last: DeliveryCounts | undefined): DeliveryCounts {
-  const hostNow = host.hostNow ?? (() => performance.now())
-  const now = hostNow()
+  // A host that keeps no time (a bare protocol) gets fresh counts in every state.
+  if (!host.hostNow) return { rows: deliveryRows(svc), atMs: nowMs, madeAt: 0, costMs: 0 }
+  const now = host.hostNow()
   if (last && now - last.madeAt < last.costMs / DELIVERY_COUNT_SHARE) return last
   const rows = deliveryRows(svc)
-  return { rows, atMs: nowMs, madeAt: now, costMs: hostNow() - now }
+  return { rows, atMs: nowMs, madeAt: now, costMs: host.hostNow() - now }
 }
 
 /** GET /_dockside/deliveries' counts of every client, and its open connections. */

@@ -26,7 +26,7 @@ export interface ProtocolHost {
   apply?(scenario: unknown, options: { from: 'start' | 'now' }): Promise<void>
   /** Resolves after `ms` of host time (the live feed's pacing); none: changes are coalesced per microtask turn only. */
   pace?(ms: number): Promise<void>
-  /** Milliseconds of host time (monotonic), for what the protocol's own work costs; none: `performance.now()`. */
+  /** Milliseconds of host time (monotonic), for what the protocol's own work costs; none: it is not measured. */
   hostNow?(): number
   /** A file of the dashboard (`index.html`, `app.js`...), read lazily; none: no dashboard is served. */
   uiAsset?(file: string): Promise<UiAsset | undefined>

@@ -146,6 +146,18 @@ const SITE_MATCH: Record<FaultSite, readonly (keyof FaultMatch)[]> = {
   push: ['route', 'image', 'client'],
 }
 
+/**
+ * The fields that say when or how an action strikes, and the sites and actions that read them. On any other rule one
+ * was accepted and ignored: `{"on":"push","reply":500,"afterLayer":2}` answered 500 before the push began.
+ */
+const MODIFIERS: Record<'afterMessages' | 'afterTime' | 'afterLayer' | 'afterBytes' | 'retryAfter', { sites: readonly FaultSite[]; actions: readonly ActionName[] }> = {
+  afterMessages: { sites: ['events'], actions: ['close', 'drop'] },
+  afterTime: { sites: ['events'], actions: ['close', 'drop'] },
+  afterLayer: { sites: ['push'], actions: ['error', 'reset', 'truncate', 'stall'] },
+  afterBytes: { sites: ['push'], actions: ['error', 'reset', 'truncate', 'stall'] },
+  retryAfter: { sites: ['events', 'push'], actions: ['reply', 'refuse'] },
+}
+
 /** What is wrong with a close code and reason a server would send (RFC 6455 §7.4), as a FieldError at `code` or `reason`. */
 export function closeProblem(code: unknown, reason: unknown, subject: string): FieldError | undefined {
   try {
@@ -192,6 +204,11 @@ export function validateRule(rule: FaultRule, check?: SchemaCheck): FaultRule {
     if (value === undefined || SITE_MATCH[rule.on].includes(field as keyof FaultMatch)) continue
     const why = rule.on === 'push' ? 'a push has no container, filters or reconnects' : 'an events client has no image; match its filters'
     throw new FieldError(`match.${field}`, `does not apply to "${rule.on}" (${why}), so the rule could never fire; match fields on "${rule.on}": ${SITE_MATCH[rule.on].join(', ')}`, 'fault rule')
+  }
+  for (const [field, takes] of Object.entries(MODIFIERS)) {
+    if (rule[field as keyof typeof MODIFIERS] === undefined || (takes.sites.includes(rule.on) && takes.actions.includes(action))) continue
+    const readers = takes.actions.map((a) => `"${a}"`).join(', ')
+    throw new FieldError(field, `is read only by ${readers}${takes.sites.length === 1 ? ` on "${takes.sites[0]}"` : ''}, and this rule's action is "${action}" on "${rule.on}", so it would be ignored; drop "${field}"`, 'fault rule')
   }
   if (rule.on === 'push' && rule.latency?.perEvent !== undefined) throw new FieldError('latency.perEvent', 'applies to "events" only; use "dribble" to slow push lines', 'fault rule')
   if (rule.refuse !== undefined && rule.times !== undefined) throw new FieldError('times', '"refuse" already says how many times the rule fires; drop "times"', 'fault rule')
@@ -289,6 +306,10 @@ export function shiftWindow(rule: FaultRule, offsetMs: number): FaultRule {
   return out
 }
 
+/** The text of each status a rule may answer (the schema allows these five): a refusal's message names its status. */
+const STATUS_TEXT: Record<number, string> = { 400: 'bad request', 404: 'not found', 429: 'too many requests', 500: 'internal server error', 503: 'service unavailable' }
+const statusText = (status: number) => STATUS_TEXT[status] ?? `status ${status}`
+
 export function actionOf(rule: FaultRule): FaultAction {
   const where = { afterLayer: rule.afterLayer ?? 0, afterBytes: rule.afterBytes }
   const afterTimeMs = rule.afterTime === undefined ? undefined : toMs(rule.afterTime)
@@ -298,8 +319,8 @@ export function actionOf(rule: FaultRule): FaultAction {
     const message =
       rule.message ??
       (rule.refuse !== undefined
-        ? 'service unavailable: reconnect refused (injected fault)'
-        : status === 429 ? 'too many requests' : status === 503 ? 'service unavailable' : status === 500 ? 'internal server error (injected fault)' : status === 404 ? 'not found (injected fault)' : 'bad request (injected fault)')
+        ? `${statusText(status)}: reconnect refused (injected fault)`
+        : status === 429 || status === 503 ? statusText(status) : `${statusText(status)} (injected fault)`)
     return { kind: 'reply', status, message, retryAfter }
   }
   if (rule.error !== undefined) return { kind: 'error', message: rule.error, ...where }

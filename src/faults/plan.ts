@@ -87,6 +87,12 @@ export interface FaultPlan {
   decideAll(site: FaultSite, context?: FaultContext): readonly FaultDecision[]
   /** A seeded jitter draw in [0, maxMs), journaled with the rule and purpose. */
   jitter(rule: string, maxMs: number, purpose: string): number
+  /**
+   * A fired rule's action never took effect (a push ended before its `afterLayer`/`afterBytes`): the firing is taken
+   * back, so `fired`, `pending()` and `assertAllFired()` stay true and the rule keeps its use; journaled as
+   * `fault.missed` with `why`.
+   */
+  missed(id: string, why: string): void
 }
 
 /** A rule as the plan keeps it: its counts, and what it does and when, worked out once when it was added. */
@@ -307,6 +313,11 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
       const ms = Math.floor(draw * maxMs)
       deps.journal.record('fault.draw', { rule, purpose, draw, jitterMs: ms })
       return ms
+    },
+    missed(id, why) {
+      const r = rules.find((x) => x.id === id)
+      if (r && r.state.fired > 0) r.state.fired--
+      deps.journal.record('fault.missed', { rule: id, why, fired: r?.state.fired })
     },
   }
   return plan

@@ -105,12 +105,15 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
     return refusalResponse(reply.status, reply.message, reply.retryAfter)
   }
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected latency')
-  const fault = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))?.action as Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }> | undefined
+  const struck = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))
+  const fault = struck?.action as Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }> | undefined
+  const faultMissed = struck && ((why: string) => svc.faults.missed(struck.rule.id, why))
   const split = splitShutdown(req.signal)
   const start = startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
-    { name: target.ref, authHeader: req.headers['x-registry-auth'], signal: split.client, halt: split.halt, fault },
+    { name: target.ref, authHeader: req.headers['x-registry-auth'], signal: split.client, halt: split.halt, fault, faultMissed },
   )
+  if (start.kind !== 'stream') faultMissed?.(`the push of ${target.ref} was refused before it began (${start.kind === 'not-found' ? 404 : 400})`)
   if (start.kind === 'not-found') return jsonError(404, start.message)
   if (start.kind === 'invalid') return jsonError(400, start.message)
   return { status: 200, headers: { 'content-type': 'application/json' }, body: shaped(svc, split, target, start.lines, find(decisions, 'dribble')) }

@@ -35,6 +35,11 @@ export interface PushRequest {
   halt?: AbortSignal
   /** A fault decided for this push: an error line, a reset, a truncated line or a stall, mid-stream. */
   fault?: Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }>
+  /**
+   * Called once when the push ends without the fault striking (it finished short of `afterLayer`/`afterBytes`, its
+   * credentials were refused, its client left first): the rule did nothing, so it must not count as fired.
+   */
+  faultMissed?(why: string): void
 }
 
 /** Thrown by the push stream when a fault resets the connection; the protocol turns it into a transport reset. */
@@ -194,6 +199,8 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
   deps.journal.record('push.start', { repository, tags, registry: host, auth: maskAuth(decoded) })
 
   let track: PushTrack | undefined
+  /** Whether the fault struck: a push that ends without it tells the plan (faultMissed). */
+  let struck = false
   async function* lines(): AsyncGenerator<string> {
     track = deps.board?.begin(repository, tags, host, deps.clock.now())
     try {
@@ -201,6 +208,11 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
     } finally {
       // Idempotent: a push that ended on its own said how; one whose reader went away was cancelled.
       track?.end('cancelled')
+      const f = req.fault
+      if (f && !struck) {
+        const at = f.afterBytes !== undefined ? `afterBytes ${f.afterBytes}` : `afterLayer ${f.afterLayer}`
+        req.faultMissed?.(`the push of ${repository} ended (${req.signal.aborted ? 'its client left' : 'done or refused'}) before the fault's ${at}`)
+      }
     }
   }
 
@@ -246,6 +258,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
     /** The fault strikes after `chunk`: an error line, a reset, half a line then a reset, or silence. */
     async function* strike(chunk: string, tag: string): AsyncGenerator<string> {
       const f = fault!
+      struck = true
       if (f.kind === 'error') return yield handOn(chunk) + fail(f.message)
       deps.journal.record('push.failed', { repository, registry: host, fault: f.kind, layersDone, bytes })
       if (f.kind === 'stall') {

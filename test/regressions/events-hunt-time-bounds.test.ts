@@ -8,6 +8,7 @@ import WebSocket from 'ws'
 import { createDockside, formatTimestamp, type Dockside, type DocksideServer } from '../../src/index'
 import { hasCommand, skipUnless } from '../clients/support/clients'
 import { dockerCli } from '../clients/support/docker-cli'
+import { eventNames } from '../support/helpers'
 
 const skipCli = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm), or a static client from download.docker.com')
 
@@ -30,14 +31,7 @@ beforeEach(async () => {
 })
 afterEach(() => fake.close())
 
-const lines = (text: string) =>
-  text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => {
-      const e = JSON.parse(l) as { Action: string; Actor: { Attributes: { name: string } } }
-      return `${e.Action} ${e.Actor.Attributes.name}`
-    })
+const lines = eventNames
 
 describe('since before the epoch, as the Engine reads it', () => {
   it.skipIf(skipCli)('bug: docker events --since 1969-12-31T23:59:59Z was a 400; now every event since then', async () => {

@@ -12,6 +12,7 @@ import WebSocket from 'ws'
 import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
 import { hasCommand, skipUnless } from '../clients/support/clients'
 import { dockerCli } from '../clients/support/docker-cli'
+import { eventNames } from '../support/helpers'
 
 /** The fake's clock start, 2026-01-01T00:00:00Z, in Unix seconds. */
 const START = Date.UTC(2026, 0, 1) / 1000
@@ -43,14 +44,7 @@ async function started(options: Parameters<typeof createDockside>[0] = {}): Prom
   return { fake, server }
 }
 
-const lines = (text: string) =>
-  text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => {
-      const e = JSON.parse(l) as { Action: string; Actor: { Attributes: { name: string } } }
-      return `${e.Action} ${e.Actor.Attributes.name}`
-    })
+const lines = eventNames
 
 const ALL = ['start web', 'start db', 'stop web']
 

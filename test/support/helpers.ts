@@ -46,3 +46,13 @@ export async function openEvents(url: string): Promise<{ ws: WebSocket; messages
   })
   return { ws, messages, closed }
 }
+
+/** Each event line of an events stream or frame as `Action name` (`start web`), in order. */
+export const eventNames = (text: string): string[] =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const e = JSON.parse(l) as { Action: string; Actor: { Attributes: { name: string } } }
+      return `${e.Action} ${e.Actor.Attributes.name}`
+    })

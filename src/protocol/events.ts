@@ -10,7 +10,7 @@ import { errorResponse, jsonError, type Target } from './http'
 import { BACKLOG_CLOSE_CODE, backlogReason, EVENTS_MAX_MESSAGE, PROTOCOL_ERROR_REASONS, resolveLimits, type ProtocolLimits } from './limits'
 import type { ProtoRequest, SocketSession, SocketSink, UpgradeResult } from './types'
 import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, unfollow, nextSocketId, admit, paced, replaySince } from './events-common'
-import { clampCloseReason, createHub, type LiveSocket } from './socket-hub'
+import { clampCloseReason, createHub, RESTART_REASON, type LiveSocket } from './socket-hub'
 
 /** `GET /events/ws`: refuse before the upgrade, or accept and stream frames. */
 export function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, target: Target, limits: ProtocolLimits = resolveLimits()): UpgradeResult | Promise<UpgradeResult> {
@@ -33,8 +33,14 @@ export function eventsUpgrade(svc: Service, hub: ReturnType<typeof createHub>, r
 async function waitThenAccept(svc: Service, hub: ReturnType<typeof createHub>, req: ProtoRequest, q: EventsQuery, key: string, decisions: readonly FaultDecision[], waited: boolean | Promise<boolean>, limits: ProtocolLimits): Promise<UpgradeResult> {
   if (!(await waited)) return { kind: 'reject', response: jsonError(503, 'the client went away during injected connect latency') }
   if (find(decisions, 'stall')) {
-    // The handshake is never answered: the client's connect timeout is what gets tested.
-    await untilAborted(req.signal, svc.clock.lifetime)
+    // The handshake is never answered (the client's connect timeout is what gets tested), until a maintenance
+    // restart: a server going down answers what it held, as a gateway in front of it would, with a 503.
+    const restarts = hub.restarts
+    await untilAborted(req.signal, svc.clock.lifetime, restarts)
+    if (restarts.aborted && !req.signal.aborted && !svc.clock.lifetime.aborted) {
+      svc.deliveries.refused(key, 503, RESTART_REASON, undefined, req.signal)
+      return { kind: 'reject', response: jsonError(503, RESTART_REASON) }
+    }
     return { kind: 'reject', response: jsonError(503, 'stalled by an injected fault') }
   }
   return accept(svc, hub, req, q, key, decisions, limits)

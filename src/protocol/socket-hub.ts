@@ -62,15 +62,31 @@ export interface SocketHub {
   closeAll(code: number, reason: string): number
   /** Drops every live events socket with no close frame and cuts every events stream; returns how many (both counted). */
   dropAll(): number
+  /** Aborted by the next maintenance restart: handshakes a fault holds unanswered (a stall) end with it. */
+  readonly restarts: AbortSignal
+  /** Aborts {@link restarts} (a maintenance restart, after its closes) and arms it again for the next. */
+  restarted(): void
 }
+
+/** What a maintenance restart says: the close reason of every socket, and the answer to a handshake it cuts short. */
+export const RESTART_REASON = 'server restarting for maintenance; reconnect to continue'
 
 export function createHub(): SocketHub & { add(s: LiveSocket): void; delete(s: LiveSocket): void; addStream(s: LiveStream): void; deleteStream(s: LiveStream): void } {
   const sockets = new Set<LiveSocket>()
   // Kept apart from `sockets`: the admin state lists websockets with their filters and frames sent.
   const streams = new Set<LiveStream>()
+  let restarting = new AbortController()
   return {
     sockets,
     streams,
+    get restarts() {
+      return restarting.signal
+    },
+    restarted() {
+      const ended = restarting
+      restarting = new AbortController()
+      ended.abort()
+    },
     add: (s) => sockets.add(s),
     delete: (s) => sockets.delete(s),
     addStream: (s) => streams.add(s),
@@ -99,7 +115,8 @@ export function createHub(): SocketHub & { add(s: LiveSocket): void; delete(s: L
 
 /** A maintenance restart: closes every events socket with 1001, ends every events stream, and journals it; returns how many. */
 export function maintenanceRestart(svc: Service, hub: SocketHub): number {
-  const closed = hub.closeAll(1001, 'server restarting for maintenance; reconnect to continue')
+  const closed = hub.closeAll(1001, RESTART_REASON)
   svc.journal.record('maintenance.restart', { closed })
+  hub.restarted()
   return closed
 }

@@ -85,8 +85,9 @@ function refusedOnBoard(svc: Service, name: string, tag: string | undefined, sta
  * `docker.io/library/nginx`). A reference the daemon refuses, or an image id, is answered before fault rules are
  * consulted: it names no image a rule could match, and a refused push changes nothing.
  */
-export async function pushRoute(svc: Service, req: ProtoRequest, name: string, tag: string | undefined): Promise<ProtoResponse> {
-  const client = req.headers['x-dockside-client']
+export async function pushRoute(svc: Service, req: ProtoRequest, name: string, tag: string | undefined, clientQuery?: string): Promise<ProtoResponse> {
+  // The client id as every route reads it: the header, else the `client` query parameter (docs/faults.md `match.client`).
+  const client = req.headers['x-dockside-client'] ?? clientQuery
   const verdict = svc.rateLimit.check('push', client ?? req.remoteAddress ?? 'local')
   if (!verdict.allowed) {
     refusedOnBoard(svc, name, tag, 429, verdict.message)

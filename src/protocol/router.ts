@@ -173,7 +173,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
           } catch {
             name = push[1]
           }
-          res = await pushRoute(svc, req, name, target.query.get('tag') || undefined)
+          res = await pushRoute(svc, req, name, target.query.get('tag') || undefined, target.query.get('client'))
         } else if (target.path === '/events/ws') {
           res = jsonError(400, 'GET /events/ws is a websocket endpoint: send an Upgrade: websocket request.')
         } else if (target.path === '/events' && req.method === 'GET') {

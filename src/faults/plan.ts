@@ -274,7 +274,8 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
       if (p.length === 0) return
       throw new Error(`${p.length} fault rule(s) never fired (seed ${deps.random.seed}):\n${plan.table(p)}\nCheck each rule's match and schedule against what the client did (fake.journal.ofType('fault.')).`)
     },
-    toJSON: () => rules.map((r) => ({ ...r.rule })),
+    // `times: Infinity` is `'always'` in JSON (Infinity would be null): the rules pass back to add() as they were.
+    toJSON: () => rules.map((r) => (r.rule.times === Infinity ? { ...r.rule, times: 'always' as const } : { ...r.rule })),
     decide(site, context = {}) {
       const now = deps.elapsed()
       for (const r of rules) {

@@ -74,6 +74,10 @@ export function validateRateLimit(config: unknown, check?: SchemaCheck): RateLim
     const r = raw as RateLimitRule
     const problem = windowProblem(r.window)
     if (problem) throw new FieldError(at('window'), problem, 'rate limit')
+    for (const field of ['limit', 'burst'] as const) {
+      const v = r[field]
+      if (typeof v === 'number' && !Number.isFinite(v)) throw new FieldError(at(field), `must be a finite whole number, not ${v}`, 'rate limit')
+    }
     if (r.message === '') throw new FieldError(at('message'), "must be a non-empty string: the 429's JSON message (leave it out for the default, which names the limit)", 'rate limit')
     return { ...r }
   })

@@ -210,6 +210,12 @@ export function validateRule(rule: FaultRule, check?: SchemaCheck): FaultRule {
     const readers = takes.actions.map((a) => `"${a}"`).join(', ')
     throw new FieldError(field, `is read only by ${readers}${takes.sites.length === 1 ? ` on "${takes.sites[0]}"` : ''}, and this rule's action is "${action}" on "${rule.on}", so it would be ignored; drop "${field}"`, 'fault rule')
   }
+  // A count of Infinity passed the schema's "integer" (YAML `.inf`, JSON `1e400`) and made a rule that never fires
+  // (`after`, `afterLayer`...) or one the state and toJSON show as `null`. Only `times` may be Infinity ("always").
+  for (const field of ['after', 'every', 'refuse', 'afterMessages', 'afterLayer', 'afterBytes'] as const) {
+    const v = rule[field]
+    if (typeof v === 'number' && !Number.isFinite(v)) throw new FieldError(field, `must be a finite whole number, not ${v}`, 'fault rule')
+  }
   if (rule.on === 'push' && rule.latency?.perEvent !== undefined) throw new FieldError('latency.perEvent', 'applies to "events" only; use "dribble" to slow push lines', 'fault rule')
   if (rule.refuse !== undefined && rule.times !== undefined) throw new FieldError('times', '"refuse" already says how many times the rule fires; drop "times"', 'fault rule')
   checkDurations(rule)

@@ -8,7 +8,7 @@ import type { Service } from '../service/service'
 import { FLEET_ADMIN_ROUTES, handleFleetAdmin } from './admin-fleet'
 import { handleVerifyAdmin, VERIFY_ADMIN_ROUTES, type VerifyStores } from './admin-overrides'
 import { maintenanceRestart, type SocketHub } from './events'
-import { json, type Target } from './http'
+import { json, parseTarget, type Target } from './http'
 import { toMs } from '../time/duration'
 import type { ProtocolHost } from './router'
 import type { ProtoRequest, ProtoResponse } from './types'
@@ -85,6 +85,23 @@ function queryExitCode(raw: string | undefined): number {
   return Number(raw)
 }
 
+/**
+ * The first query parameter given more than once. Routes read one value of each, and the first one won silently:
+ * `GET /_dockside/journal?type=ws.open&type=event` answered the `ws.open` entries alone, as if there were no others.
+ */
+function repeatedParam(url: string): string | undefined {
+  const q = url.indexOf('?')
+  if (q < 0) return undefined
+  const seen = new Set<string>()
+  for (const part of url.slice(q + 1).split('&')) {
+    const [name] = parseTarget(`/?${part}`).query.keys()
+    if (name === undefined) continue
+    if (seen.has(name)) return name
+    seen.add(name)
+  }
+  return undefined
+}
+
 /** Refuses a query parameter `key` does not read, and a body with fields on a route that reads none. */
 async function checkUnread(svc: Service, req: ProtoRequest, target: Target, key: string, route: string): Promise<void> {
   const allowed = QUERY_PARAMS[key] ?? []
@@ -109,6 +126,8 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
   }
   const path = target.path.replace(/\/+$/, '')
   const m = req.method
+  const twice = repeatedParam(target.url)
+  if (twice !== undefined) throw new InvalidInputError(`Query parameter ${JSON.stringify(twice)} is given more than once in ${m} ${path}; give it once (each admin route reads one value of each).`)
   const parts = path.split('/').slice(2).map((p) => {
     try {
       return decodeURIComponent(p)
@@ -233,6 +252,8 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       return json(200, clockJson(svc))
     case 'POST clock/advance': {
       const body = await readBody<{ by?: string | number }>(svc, req, 'clockAdvanceBody')
+      // Both given: which one was meant is a guess (the body won silently), as for a stop's exitCode.
+      if (body.by !== undefined && target.query.has('by')) throw new FieldError('by', 'is given in both the body and the query; give it once', 'request')
       const by = body.by ?? target.query.get('by')
       if (typeof by !== 'string' && typeof by !== 'number') throw new InvalidInputError('"by" is required: a duration like "5s" or milliseconds.')
       if (svc.clock.mode === 'real') throw new InvalidInputError('The clock runs in "real" mode and cannot be advanced; start with --clock virtual or auto.')
@@ -270,6 +291,11 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       const rawAfter = target.query.get('after') ?? '0'
       const after = Number(rawAfter)
       if (!/^\d+$/.test(rawAfter)) throw new InvalidInputError(`Invalid "after" ${JSON.stringify(rawAfter)}: expected a journal sequence number, an integer >= 0.`)
+      // A reset starts the numbers again at 1: a poller's cursor from before it answered [] until the new journal
+      // caught up, hiding every entry in between. A cursor past the newest entry is stale, and says so.
+      if (after > svc.journal.lastSeq) {
+        throw new InvalidInputError(`Invalid "after" ${rawAfter}: the journal's newest entry is ${svc.journal.lastSeq}. Its seq numbers start again at 1 after a reset (POST /_dockside/reset), so a cursor from before one is stale: read again from after=0.`)
+      }
       const entries = (type ? svc.journal.ofType(type) : svc.journal.entries).filter((e) => e.seq > after)
       // Entries older than the journal's limit are gone; the header says how many.
       return json(200, entries, { 'x-dockside-journal-omitted': String(svc.journal.omitted) })

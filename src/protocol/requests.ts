@@ -282,13 +282,32 @@ export function maskBody(text: string): string {
   return text.replace(/((?:^|&)[^=&]*(?:passw|secret|token|credential)[^=&]*=)[^&]*/gi, '$1***')
 }
 
-const maskUrl = (url: string) => url.replace(/([?&][^=&]*(?:passw|secret|token|signature|credential)[^=&]*=)[^&]*/gi, '$1***')
+/** A query parameter name that holds a secret: the names `query` masks, and API keys as headers have them. */
+const isSecretParam = (name: string) => SECRET_KEYS.test(name) || /api[-_]?key/i.test(name)
+
+/**
+ * The URL with the values of secret query parameters masked, judged on their decoded names as `query` is (a pattern
+ * of its own let `?auth=` and `?%74oken=` through in clear while `query` showed them masked).
+ */
+function maskUrl(url: string): string {
+  const q = url.indexOf('?')
+  if (q < 0) return url
+  const pairs = url.slice(q + 1).split('&')
+  return `${url.slice(0, q + 1)}${pairs
+    .map((part) => {
+      const eq = part.indexOf('=')
+      if (eq < 0) return part
+      const [name] = parseTarget(`/?${part.slice(0, eq)}`).query.keys()
+      return name !== undefined && isSecretParam(name) ? `${part.slice(0, eq)}=***` : part
+    })
+    .join('&')}`
+}
 
 function view(r: RawRequest): RecordedRequest {
   const headers: Record<string, string> = {}
   for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) headers[k] = maskHeader(k, v)
   const query: Record<string, string> = {}
-  for (const [k, v] of queryOf(r)) query[k] = SECRET_KEYS.test(k) ? '***' : v
+  for (const [k, v] of queryOf(r)) query[k] = isSecretParam(k) ? '***' : v
   const out: RecordedRequest = { seq: r.seq, time: r.time, method: r.method, url: maskUrl(r.url), path: r.path, query, headers, status: r.status }
   if (r.body !== undefined) {
     out.body = maskBody(r.body)

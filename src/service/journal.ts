@@ -16,6 +16,8 @@ export interface Journal {
   readonly entries: readonly JournalEntry[]
   /** How many of the oldest entries were dropped to stay within the limit (their `seq` numbers are skipped). */
   readonly omitted: number
+  /** The `seq` of the newest entry recorded (0 before the first); `clear()` keeps it, a reset's new journal starts at 0. */
+  readonly lastSeq: number
   /** Entries of one type (or a prefix like `push.`). */
   ofType(type: string): JournalEntry[]
   /** Adds an entry; secrets must already be masked. */
@@ -48,6 +50,9 @@ export function createJournal(now: () => number, limit = JOURNAL_LIMIT): Journal
     },
     get omitted() {
       return ring.omitted
+    },
+    get lastSeq() {
+      return seq
     },
     ofType: (type) => kept().filter((e) => (type.endsWith('.') ? e.type.startsWith(type) : e.type === type)),
     record(type, data = {}) {

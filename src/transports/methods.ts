@@ -45,6 +45,15 @@ export function invalidMethodAnswer(method: string | undefined, known?: readonly
 }
 
 /**
+ * The server's whole answer to a request target its parser refused (HPE_INVALID_URL: a byte of 0x7f or more, which
+ * `node:http` sends as written), for the in-process hooks: node:http's clientError answer in the server, byte for byte.
+ */
+export function invalidTargetAnswer(): { status: 400; headers: [string, string][]; body: string } {
+  const body = JSON.stringify({ message: 'Bad request: HPE_INVALID_URL' })
+  return { status: 400, headers: [['content-type', 'application/json'], ['content-length', String(body.length)], ['connection', 'close']], body }
+}
+
+/**
  * The method the parser stopped at, from the bytes node:http hands its 'clientError' (`rawPacket`, `bytesParsed`):
  * the token that starts the request line the error is in.
  */

@@ -4,7 +4,8 @@ import type nockType from 'nock'
 import { readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
 import { ReadAhead } from '../read-ahead'
-import { servedAt, type HookedRegion } from './registry'
+import { invalidTargetAnswer } from '../methods'
+import { httpOrigins, servedAt, type HookedRegion } from './registry'
 import { serverHeaders } from './server-headers'
 
 type Nock = typeof nockType
@@ -40,11 +41,23 @@ function toReadable(body: AsyncIterable<string>): Readable {
  */
 const rawTargets = new Map<string, string[]>()
 const RAW_TARGETS_KEPT = 64
+/** The parts of node's ClientRequest the channels below read. */
+interface ClientRequestLike {
+  method?: string
+  path?: string
+  protocol?: string
+  getHeader?(name: string): unknown
+}
+/** Target bytes the server's parser (llhttp) refuses and `node:http` sends (it allows \u0021-\u00ff): 0x7f and up. */
+const UNPARSED_TARGET = /[\u007f-\u00ff]/
+const UNPARSED_TARGET_ALL = /[\u007f-\u00ff]/g
+/** Requests whose target onClientRequestCreated encoded (and kept as sent). */
+const encodedTargets = new WeakSet<object>()
 const onClientRequest = (message: unknown) => {
-  const request = (message as { request?: { method?: string; path?: string; protocol?: string; getHeader?(name: string): unknown } }).request
+  const request = (message as { request?: ClientRequestLike }).request
   const path = request?.path
   const host = request?.getHeader?.('host')
-  if (typeof path !== 'string' || !path.startsWith('/') || typeof host !== 'string') return
+  if (typeof path !== 'string' || !path.startsWith('/') || typeof host !== 'string' || encodedTargets.has(request!)) return
   let parsed: URL
   try {
     parsed = new URL(`${request!.protocol ?? 'http:'}//${host}${path}`)
@@ -52,17 +65,50 @@ const onClientRequest = (message: unknown) => {
     return
   }
   if (parsed.pathname + parsed.search === path) return
+  keepRawTarget(`${request!.method ?? 'GET'} ${parsed.href}`, path)
+}
+function keepRawTarget(key: string, path: string) {
   if (rawTargets.size >= RAW_TARGETS_KEPT) rawTargets.delete(rawTargets.keys().next().value!)
-  const key = `${request!.method ?? 'GET'} ${parsed.href}`
   const list = rawTargets.get(key)
   if (list) list.push(path)
   else rawTargets.set(key, [path])
 }
+/**
+ * A target with bytes the server's parser refuses, to a hooked host: the interceptor under nock cannot parse them
+ * either and sent the request to the network. Before its request line is written (Node 22.12+ publishes each request
+ * on this channel as it is made), the target goes percent-encoded, so that the hooks get the request; the bytes as
+ * sent are kept (rawTargets), and answer() refuses them as the server does.
+ */
+const onClientRequestCreated = (message: unknown) => {
+  const request = (message as { request?: ClientRequestLike }).request
+  const path = request?.path
+  const host = request?.getHeader?.('host')
+  if (typeof path !== 'string' || !UNPARSED_TARGET.test(path) || typeof host !== 'string') return
+  const protocol = request!.protocol ?? 'http:'
+  const encoded = path.replace(UNPARSED_TARGET_ALL, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  let parsed: URL
+  try {
+    parsed = new URL(`${protocol}//${host}${encoded}`)
+  } catch {
+    return
+  }
+  const region = httpOrigins.get(parsed.origin)
+  const method = request!.method ?? 'GET'
+  // A path that bypass mode sends to the network goes there as written.
+  if (!region || (region.onUnhandled === 'bypass' && !region.routes.http(method, encoded) && !region.protocol.overrides.covers(method, encoded, {}))) return
+  request!.path = encoded
+  encodedTargets.add(request!)
+  keepRawTarget(`${method} ${parsed.href}`, path)
+}
 let rawTargetUsers = 0
 function watchRawTargets(on: boolean) {
   rawTargetUsers += on ? 1 : -1
-  if (on && rawTargetUsers === 1) diagnostics_channel.subscribe('http.client.request.start', onClientRequest)
+  if (on && rawTargetUsers === 1) {
+    diagnostics_channel.subscribe('http.client.request.created', onClientRequestCreated)
+    diagnostics_channel.subscribe('http.client.request.start', onClientRequest)
+  }
   if (!on && rawTargetUsers === 0) {
+    diagnostics_channel.unsubscribe('http.client.request.created', onClientRequestCreated)
     diagnostics_channel.unsubscribe('http.client.request.start', onClientRequest)
     rawTargets.clear()
   }
@@ -101,6 +147,11 @@ function toProtoRequest(request: Request, region: HookedRegion): ProtoRequest {
 
 async function answer(region: HookedRegion, request: Request): Promise<[number, string | Readable, Record<string, string>]> {
   const proto = toProtoRequest(request, region)
+  // Refused by the server's parser before any route: the fake never sees it.
+  if (UNPARSED_TARGET.test(proto.url)) {
+    const { status, headers, body } = invalidTargetAnswer()
+    return [status, body, Object.fromEntries(headers)]
+  }
   // A route the fake serves, or one an override covers (a stub for a Docker route the fake lacks).
   const served = region.routes.http(request.method, proto.url) || region.protocol.overrides.covers(request.method, proto.url, proto.headers)
   if (!served) return region.unhandled(request.method, request.url, () => region.protocol.handle(proto).then(finish))

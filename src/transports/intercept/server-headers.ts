@@ -1,5 +1,8 @@
 import { hostWallNow } from '../../runtime/host-timers'
 
+/** Whether a Connection header's options include `close` (any case). */
+const saysClose = (value: string | undefined) => value !== undefined && value.split(',').some((option) => option.trim().toLowerCase() === 'close')
+
 /**
  * The headers node:http adds to every answer of the real server, after the route's own: its `Date` (the host's wall
  * clock, as node's, for an answer without one: the protocol dates its own answers by the fake's clock, decision 0022), the connection's keep-alive, or `close` after a request or an answer that asked for it, and
@@ -12,8 +15,9 @@ export function serverHeaders(answer: Record<string, string>, requestConnection:
     return undefined
   }
   const answered = valueOf('connection')
-  // node:http keeps the connection open unless the request or the answer says close (a 413 does).
-  const close = requestConnection?.toLowerCase() === 'close' || answered?.toLowerCase() === 'close'
+  // node:http keeps the connection open unless the request or the answer says close (a 413 does): `close` among the
+  // header's options counts (`keep-alive, close`), as node's parser reads it.
+  const close = saysClose(requestConnection) || saysClose(answered)
   const out: [string, string][] = []
   // The host's wall clock, not the global Date: node's own header ignores a test's fake timers (vi.useFakeTimers()).
   if (valueOf('date') === undefined) out.push(['date', new Date(hostWallNow()).toUTCString()])

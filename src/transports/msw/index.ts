@@ -8,6 +8,7 @@ import { errorResponse } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE, readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '../../protocol/types'
 import { servedAt, serviceOrigins } from '../intercept/registry'
+import { serverHeaders } from '../intercept/server-headers'
 import { invalidMethodAnswer, PARSED_METHODS } from '../methods'
 import { ReadAhead } from '../read-ahead'
 
@@ -80,17 +81,24 @@ function toStream(body: AsyncIterable<string>, abort: AbortSignal | undefined): 
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304])
 
-function toResponse(method: string, res: ProtoResponse): Response {
+/**
+ * The answer as the client reads it from the real server: the route's headers, then those node:http adds (`date`,
+ * `connection` as the request asked, `keep-alive`, chunked framing for a body of no stated length), in its order.
+ * Without them a client saw no `connection` or `keep-alive` and an unframed string body (the dashboard's page).
+ */
+function toResponse(method: string, connection: string | null, res: ProtoResponse): Response {
   const headers = new Headers(res.headers)
+  for (const [name, value] of serverHeaders(res.headers, connection ?? undefined, method, res.status)) headers.append(name, value)
   if (method === 'HEAD' || res.body === undefined || NULL_BODY.has(res.status)) {
     // A streaming body nobody will read still ends (a HEAD of a stream).
     if (res.body !== undefined && typeof res.body !== 'string') void Promise.resolve(res.body[Symbol.asyncIterator]().return?.()).catch(() => {})
     return new Response(null, { status: res.status, headers })
   }
-  if (typeof res.body === 'string') return new Response(res.body, { status: res.status, headers })
-  // Chunked framing, as node:http uses for a body of unknown length: msw/node otherwise frames it by closing the
-  // connection, so a TransportReset mid-body would look like a clean end to the client.
-  if (!headers.has('content-length')) headers.set('transfer-encoding', 'chunked')
+  // As bytes: a string body would give the answer a `content-type: text/plain;charset=UTF-8` the server never sends
+  // (an override's redirect with no body).
+  if (typeof res.body === 'string') return new Response(new TextEncoder().encode(res.body), { status: res.status, headers })
+  // Framed chunked (above), as node:http frames it: msw/node otherwise frames it by closing the connection, so a
+  // TransportReset mid-body would look like a clean end to the client.
   return new Response(toStream(res.body, res.abort), { status: res.status, headers })
 }
 
@@ -166,7 +174,7 @@ export function docksideHandlers(fake: Dockside, options: DocksideHandlersOption
         remoteAddress: 'msw',
         served: servedHttp,
       }
-      return toResponse(request.method, await protocol.handle(proto))
+      return toResponse(request.method, request.headers.get('connection'), await protocol.handle(proto))
     },
   )
 

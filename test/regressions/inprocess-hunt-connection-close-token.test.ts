@@ -6,6 +6,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { expect, it } from 'vitest'
 import { createDockside } from '../../src/index'
+import { reach } from '../support/helpers'
 
 /** The connection headers a client reads (or how it failed), for one Connection header sent. */
 async function connectionOf(base: string, connection: string): Promise<{ fetch: (string | null)[]; http: string[] | string }> {
@@ -28,17 +29,7 @@ it('a Connection header that lists close is answered connection: close in proces
   const answers: Record<string, unknown[]> = {}
   for (const way of ['server', 'in-process'] as const) {
     await using fake = createDockside({ seed: 3 })
-    let base: string
-    let close: () => Promise<void>
-    if (way === 'server') {
-      const server = await fake.listen({ port: 0 })
-      base = server.url
-      close = () => server.close()
-    } else {
-      const hooks = await fake.intercept()
-      base = hooks.baseUrl
-      close = async () => hooks.restore()
-    }
+    const { base, close } = await reach(fake, way)
     try {
       const got: unknown[] = []
       for (const connection of SENT) got.push(await connectionOf(base, connection))

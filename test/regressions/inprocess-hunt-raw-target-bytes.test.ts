@@ -7,6 +7,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { expect, it } from 'vitest'
 import { createDockside } from '../../src/index'
+import { reach } from '../support/helpers'
 
 interface Seen {
   status: number | undefined
@@ -38,17 +39,7 @@ it('node:http with a byte of 0x7f or more in its target gets the real server\'s 
   for (const way of ['server', 'in-process'] as const) {
     await using fake = createDockside({ seed: 3 })
     fake.containers.create({ name: 'web', image: 'nginx:1.27' })
-    let base: string
-    let close: () => Promise<void>
-    if (way === 'server') {
-      const server = await fake.listen({ port: 0 })
-      base = server.url
-      close = () => server.close()
-    } else {
-      const hooks = await fake.intercept()
-      base = hooks.baseUrl
-      close = async () => hooks.restore()
-    }
+    const { base, close } = await reach(fake, way)
     try {
       const got: (Seen | string)[] = []
       for (const path of PATHS) got.push(await get(base, path))

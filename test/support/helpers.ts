@@ -1,3 +1,5 @@
+import type { Dockside } from '../../src/index'
+
 /** Reads a push (or events) response body as JSON lines. */
 export async function readLines(res: Response): Promise<Record<string, unknown>[]> {
   const text = await res.text()
@@ -56,3 +58,13 @@ export const eventNames = (text: string): string[] =>
       const e = JSON.parse(l) as { Action: string; Actor: { Attributes: { name: string } } }
       return `${e.Action} ${e.Actor.Attributes.name}`
     })
+
+/** Where a client reaches `fake`: its real server on 127.0.0.1, or `fake.intercept()`'s hooked base URL; and the close. */
+export async function reach(fake: Dockside, way: 'server' | 'in-process'): Promise<{ base: string; close(): Promise<void> }> {
+  if (way === 'server') {
+    const server = await fake.listen({ port: 0 })
+    return { base: server.url, close: () => server.close() }
+  }
+  const hooks = await fake.intercept()
+  return { base: hooks.baseUrl, close: async () => hooks.restore() }
+}

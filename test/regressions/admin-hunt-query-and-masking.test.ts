@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createDockside, type Dockside } from '../../src/index'
+import { jsonCaller } from '../support/helpers'
 
 const open: Dockside[] = []
 afterEach(async () => {
@@ -19,11 +20,7 @@ async function serve() {
   const fake = createDockside({ seed: 7 })
   open.push(fake)
   const server = await fake.listen({ host: '127.0.0.1', port: 0 })
-  const call = async (method: string, path: string, body?: string) => {
-    const res = await fetch(`${server.url}${path}`, { method, ...(body === undefined ? {} : { body }) })
-    const text = await res.text()
-    return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) }
-  }
+  const call = jsonCaller(server.url)
   return { fake, server, call }
 }
 

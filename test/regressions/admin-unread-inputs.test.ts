@@ -5,6 +5,7 @@
 // an admin route answers as `GET` without the body (it was a 404).
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, InvalidInputError, type Dockside } from '../../src/index'
+import { jsonCaller } from '../support/helpers'
 
 const open: Dockside[] = []
 afterEach(async () => {
@@ -15,11 +16,8 @@ async function serve() {
   const fake = createDockside({ seed: 7 })
   open.push(fake)
   const server = await fake.listen({ host: '127.0.0.1', port: 0 })
-  const call = async (method: string, path: string, body?: string) => {
-    const res = await fetch(`${server.url}/_dockside/${path}`, { method, ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }) })
-    const text = await res.text()
-    return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown), headers: res.headers }
-  }
+  const admin = jsonCaller(server.url)
+  const call = (method: string, path: string, body?: string) => admin(method, `/_dockside/${path}`, body)
   return { fake, server, call }
 }
 

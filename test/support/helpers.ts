@@ -68,3 +68,12 @@ export async function reach(fake: Dockside, way: 'server' | 'in-process'): Promi
   const hooks = await fake.intercept()
   return { base: hooks.baseUrl, close: async () => hooks.restore() }
 }
+
+/** Requests to `base` with an optional JSON body: the status, the body parsed as JSON (undefined when empty), the headers. */
+export const jsonCaller =
+  (base: string) =>
+  async (method: string, path: string, body?: string): Promise<{ status: number; body: unknown; headers: Headers }> => {
+    const res = await fetch(`${base}${path}`, { method, ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }) })
+    const text = await res.text()
+    return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown), headers: res.headers }
+  }

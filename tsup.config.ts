@@ -5,7 +5,8 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 
 // Dependencies published as ESM only. jest without --experimental-vm-modules cannot require() them, so the CommonJS
-// build bundles them; the ESM build imports them (one nock per process, shared with the user's own).
+// build bundles them; the ESM build imports them (one nock per process, shared with the user's own). The CommonJS
+// build, too, uses the process's own nock wherever require() can load it (see the plugin below).
 const esmOnly = ['nock', '@mswjs/interceptors', '@faker-js/faker']
 
 /** Keeps {@link esmOnly} external in the ESM build (tsup's `noExternal` applies to both formats). */
@@ -14,6 +15,11 @@ const esmOnlyExternalInEsm: Plugin = {
   setup(build) {
     // tsup runs a split CommonJS build through esbuild as ESM; its TSUP_FORMAT tells the two apart.
     if (build.initialOptions.define?.TSUP_FORMAT !== '"esm"') {
+      // The process's own nock first (nock-loader-cjs.ts require()s it; one copy per process, as in the ESM build),
+      // the bundled one (nock-bundled.ts) where require() cannot load it.
+      const loaderCjs = new URL('./src/transports/intercept/nock-loader-cjs.ts', import.meta.url).pathname
+      build.onResolve({ filter: /^\.\/nock-loader$/ }, (args) => (args.importer.endsWith('/src/transports/intercept/index.ts') ? { path: loaderCjs } : undefined))
+      build.onResolve({ filter: /^nock$/ }, (args) => (args.importer === loaderCjs ? { path: 'nock', external: true } : undefined))
       // The bundled @mswjs/interceptors (under nock) reads its HTTP parser from ./llhttp/llhttp.wasm next to the chunk.
       build.onEnd(() => {
         const outdir = build.initialOptions.outdir ?? 'dist'

@@ -1,14 +1,13 @@
 import diagnostics_channel from 'node:diagnostics_channel'
 import { Readable } from 'node:stream'
-import type nockType from 'nock'
 import { readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
 import { ReadAhead } from '../read-ahead'
 import { invalidTargetAnswer } from '../methods'
 import { httpOrigins, servedAt, type HookedRegion } from './registry'
 import { serverHeaders } from './server-headers'
+import type { Nock } from './nock-loader'
 
-type Nock = typeof nockType
 type Interceptor = ReturnType<ReturnType<Nock>['intercept']>
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']

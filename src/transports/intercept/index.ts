@@ -8,6 +8,8 @@ import { hookHttp } from './http'
 import { httpOrigins, makeUnhandled, serviceOrigins, wsOrigins, type HookedRegion, type OnUnhandled } from './registry'
 import { routeMatcher } from './routes'
 import { InProcessWebSocket, setPassThrough } from './websocket'
+import { loadNock, type Nock } from './nock-loader'
+import { activeSocketInterceptor, refuseTwoCopies } from './interceptor-copies'
 
 export { InProcessWebSocket, type Handshake } from './websocket'
 export type { OnUnhandled, UnhandledRequest } from './registry'
@@ -80,9 +82,9 @@ function plan(fake: Dockside, options: InterceptOptions): Planned {
 
 let installs = 0
 /** nock, once loaded (a dynamic import resolves the module again on every call). */
-let nockModule: Promise<typeof import('nock')> | undefined
+let nockModule: Promise<Nock> | undefined
 /** nock as the installs loaded it, for the last restore. */
-let loadedNock: typeof import('nock').default | undefined
+let loadedNock: Nock | undefined
 /** The global WebSocket before the first install. */
 let original: typeof WebSocket | undefined
 /** The last restore has asked for nock's interceptors to come out in the next host task (see restore()). */
@@ -93,7 +95,10 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
     throw new TypeError(`Invalid onUnhandled ${JSON.stringify(onUnhandled)}: expected 'error', 'warn', 'bypass' or a function.`)
   }
   // Loaded on first use, so that importing dockside does not patch http or fetch. Everything after is synchronous.
-  const { default: nock } = await (nockModule ??= import('nock'))
+  // What @mswjs/interceptors copy is active before nock loads (it activates itself) or is activated below.
+  const before = activeSocketInterceptor()
+  const fresh = nockModule === undefined
+  const nock = await (nockModule ??= loadNock())
   const seen = new Set<string>()
   for (const p of planned) {
     for (const [origin, map] of [[p.origin, httpOrigins], [p.wsOrigin, wsOrigins]] as const) {
@@ -111,8 +116,10 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
   }
   // An install right after the last restore (the next test of a file) finds nock still active: no re-patching.
   deactivating = false
+  const activated = fresh || !nock.isActive()
   if (!nock.isActive()) nock.activate()
   loadedNock = nock
+  refuseTwoCopies(nock, before, activated)
 
   const undo: (() => void)[] = []
   const hooked: HookedRegion[] = []

@@ -45,12 +45,43 @@ export function invalidMethodAnswer(method: string | undefined, known?: readonly
 }
 
 /**
+ * What the server's parser (llhttp) refused, by its error code, and what it accepts: node:http hands the code to
+ * 'clientError' and the fake adds the rest, so that a client sees what to change rather than a bare code. A code not
+ * listed keeps the bare form.
+ */
+const PARSER_ERRORS: Record<string, string> = {
+  HPE_INVALID_URL: 'the request target has a byte HTTP does not allow there (a space, a control character or a byte of 0x7f or more): percent-encode it',
+  HPE_INVALID_HEADER_TOKEN:
+    "a header line is not \"Name: value\": a name is letters, digits and !#$%&'*+-.^_`|~ with no space before the colon; a value has no control character but tab and does not go on to the next line",
+  HPE_INVALID_CONSTANT: 'the request line is not "METHOD target HTTP/1.1"',
+  HPE_INVALID_VERSION: 'the request line does not end in " HTTP/1.1" (or " HTTP/1.0") and CRLF',
+  HPE_STRICT: 'a line is not ended by CRLF',
+  HPE_CR_EXPECTED: 'a line is not ended by CRLF',
+  HPE_LF_EXPECTED: 'a line is not ended by CRLF',
+  HPE_INVALID_CONTENT_LENGTH: 'Content-Length is not one decimal number',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length is sent twice, or with Transfer-Encoding: send one length',
+  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding must end with chunked (the server reads chunked bodies only) and come without Content-Length',
+  HPE_INVALID_CHUNK_SIZE: 'a chunk size of the body is not a hexadecimal number',
+}
+
+/** The message of the 400 for a request the parser refused with `code` (see {@link PARSER_ERRORS}). */
+export function parserErrorMessage(code: string): string {
+  const why = PARSER_ERRORS[code]
+  return why === undefined ? `Bad request: ${code}` : `Bad request: ${code}: ${why}.`
+}
+
+/** The server's whole 400 for a request its parser refused with `code`: status, headers in node's order, body. */
+export function parserErrorAnswer(code: string): { status: 400; headers: [string, string][]; body: string } {
+  const body = JSON.stringify({ message: parserErrorMessage(code) })
+  return { status: 400, headers: [['content-type', 'application/json'], ['content-length', String(new TextEncoder().encode(body).byteLength)], ['connection', 'close']], body }
+}
+
+/**
  * The server's whole answer to a request target its parser refused (HPE_INVALID_URL: a byte of 0x7f or more, which
  * `node:http` sends as written), for the in-process hooks: node:http's clientError answer in the server, byte for byte.
  */
 export function invalidTargetAnswer(): { status: 400; headers: [string, string][]; body: string } {
-  const body = JSON.stringify({ message: 'Bad request: HPE_INVALID_URL' })
-  return { status: 400, headers: [['content-type', 'application/json'], ['content-length', String(body.length)], ['connection', 'close']], body }
+  return parserErrorAnswer('HPE_INVALID_URL')
 }
 
 /**

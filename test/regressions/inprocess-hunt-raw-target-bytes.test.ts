@@ -55,7 +55,7 @@ it('node:http with a byte of 0x7f or more in its target gets the real server\'s 
     status: 400,
     message: 'Bad Request',
     headers: ['content-type', 'application/json', 'content-length', String(refusal.body.length), 'connection', 'close'],
-    body: '{"message":"Bad request: HPE_INVALID_URL"}',
+    body: JSON.stringify({ message: 'Bad request: HPE_INVALID_URL: the request target has a byte HTTP does not allow there (a space, a control character or a byte of 0x7f or more): percent-encode it.' }),
   })
   // The refusals byte for byte (node:http writes them without a date); the /_ping after them as a check.
   expect(answers['in-process'].slice(0, 3)).toEqual(answers.server.slice(0, 3))

@@ -9,7 +9,7 @@ import { BodyTooLargeError, EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE, PROTOCO
 import { SHUTDOWN_REASON } from '../../service/close-code'
 import type { Protocol } from '../../protocol/router'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
-import { invalidMethodAnswer, methodOfPacket } from '../methods'
+import { invalidMethodAnswer, methodOfPacket, parserErrorMessage } from '../methods'
 import { hostClearTimeout, hostNextTick, hostSetImmediate, hostSetTimeout } from '../../runtime/host-timers'
 import { SERVER_SHUTDOWN, type ProtoRequest, type ProtoResponse, type SocketSession, type SocketSink, type UpgradeResult } from '../../protocol/types'
 
@@ -396,6 +396,10 @@ function writeRaw(socket: Duplex, answer: ProtoResponse & { body?: string }) {
 
 /** Serves the protocol on node:http (or https) plus ws, bound to 127.0.0.1 unless told otherwise. */
 export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Partial<Pick<Protocol, 'decideUpgrade'>>, options: ServeOptions = {}): Promise<RunningServer> {
+  // A JavaScript caller may hand over the fake itself: refused here, not by a TypeError in the first request's handler.
+  if (typeof protocol?.handle !== 'function' || typeof protocol.upgrade !== 'function') {
+    throw new TypeError('serve() takes a fake\'s protocol: serve(fake.protocol, options), or fake.listen(options) to serve a fake.')
+  }
   const host = options.host ?? '127.0.0.1'
   // The events websocket takes no client messages: a frame over EVENTS_MAX_MESSAGE bytes closes it with 1009.
   // The sub-protocol answered is the one the in-process WebSocket answers too (the protocol's choice).
@@ -580,7 +584,7 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Par
       return void socket.end(`HTTP/1.1 400 Bad Request\r\n${answer.headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${answer.body}`)
     }
     const overflow = err.code === 'HPE_HEADER_OVERFLOW'
-    const body = JSON.stringify({ message: overflow ? HEADER_OVERFLOW_MESSAGE : `Bad request: ${err.code ?? err.message}` })
+    const body = JSON.stringify({ message: overflow ? HEADER_OVERFLOW_MESSAGE : parserErrorMessage(err.code ?? err.message) })
     socket.end(`HTTP/1.1 ${overflow ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
   })
 

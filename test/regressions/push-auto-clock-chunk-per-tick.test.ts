@@ -45,14 +45,17 @@ async function reference() {
 }
 
 describe('a push under the auto clock goes out in few chunks, with the same lines', () => {
-  it('through the protocol: 5,000 ticks in at most one chunk per 64 KiB (was one per tick), the virtual clock\'s exact bytes', async () => {
+  it('through the protocol: 5,000 ticks in chunks of up to 64 KiB (was one per tick), the virtual clock\'s exact bytes', async () => {
     const fake = fresh('auto')
     const chunks = await chunksOf(fake)
     const text = chunks.join('')
     expect(text.trimEnd().split('\n').at(-1)).toContain('"aux":{"Tag":"1"')
     const lines = text.split('\n').length - 1
     expect(lines).toBeGreaterThan(25_000)
-    expect(chunks.length).toBeLessThan(Math.ceil(text.length / 65_536) + 20)
+    // One chunk per 64 KiB, plus one more each time the clock yields to the host loop (every ~10 ms of wall time, so
+    // that other clients are served): ~70 on a quiet machine, 94 seen on a loaded one. One per tick would be 5,000.
+    expect(chunks.length).toBeLessThan(500)
+    expect(chunks.length).toBeGreaterThanOrEqual(Math.ceil(text.length / 65_536))
     expect(text).toBe(await reference())
     // The clock paced it all the same: 10 GB at the default 20 MB/s is 500 s.
     expect(fake.clock.elapsed()).toBeGreaterThanOrEqual(500_000)
@@ -75,6 +78,7 @@ describe('a push under the auto clock goes out in few chunks, with the same line
       reads++
     }
     expect(text).toBe(viaServer)
-    expect(reads).toBeLessThan(Math.ceil(text.length / 65_536) + 20)
+    // As above: a few dozen reads (more on a loaded machine, where the clock yields more often), never one per tick.
+    expect(reads).toBeLessThan(500)
   })
 })

@@ -1,6 +1,6 @@
 // The in-process WHATWG WebSocket: what a client observes is what Node's own WebSocket (undici's) observes against
-// the real server, checked side by side in test/intercept/websocket-parity.test.ts, websocket-parity-2.test.ts and
-// websocket-parity-review-3.test.ts.
+// the real server, checked side by side in test/intercept/websocket-parity.test.ts, websocket-parity-2.test.ts,
+// websocket-parity-review-3.test.ts and websocket-parity-hunt-4.test.ts.
 // No mock-socket in between: see docs/decisions/0008-in-process-websocket.md. Departures from Node are the spec's,
 // listed in docs/in-process.md.
 import { createHash } from 'node:crypto'
@@ -51,7 +51,8 @@ const markAsUncloneable: (o: object) => void = (workerThreads as { markAsUnclone
 // (the next poll phase comes first), as over a socket to 127.0.0.1. A hop sent while a delivery is being read (or in
 // its microtasks) lands in the next poll phase, as a reply over a socket does: Node reads a MessagePort's messages
 // posted meanwhile in the same go, so such hops are held until the check phase. Each step takes the hops it takes on
-// Node against the real server on 127.0.0.1 (WIRE_HOPS, measured there).
+// Node against the real server on 127.0.0.1 (WIRE_HOPS, measured there). A connection's end (the `close` event) lands
+// in the close phase before its last hop's poll phase, where a socket's close callback runs (see atClosePhase).
 // ---------------------------------------------------------------------------------------------------------------
 
 type Job = (() => void) | string
@@ -170,6 +171,33 @@ function atCheck() {
   }
 }
 
+/** Connection ends waiting for the close phase (see {@link atClosePhase}). */
+let ends: (() => void)[] = []
+
+/**
+ * Runs `end` in the event loop's close phase (after the check phase), where a handle's close callback runs: a
+ * MessagePort's own 'close' event is one. One port per phase, for every end due in it, in order.
+ */
+function atClosePhase(end: () => void) {
+  ends.push(end)
+  if (ends.length > 1) return
+  const { port1 } = new workerThreads.MessageChannel()
+  port1.once('close', () => {
+    const due = ends
+    ends = []
+    for (let i = 0; i < due.length; i++) {
+      try {
+        due[i]()
+      } catch (error) {
+        // As in flush: listener errors never get here; anything else must not stop the others.
+        for (let k = i + 1; k < due.length; k++) atClosePhase(due[k])
+        throw error
+      }
+    }
+  })
+  port1.close()
+}
+
 function enqueue(queue: TaskQueue, target: WebSocket | undefined, job: Job) {
   queue.targets.push(target)
   queue.jobs.push(job)
@@ -228,7 +256,6 @@ const isObject = (v: unknown): v is object => v !== null && (typeof v === 'objec
 let isMessageEvent: (v: unknown) => boolean
 let isErrorEvent: (v: unknown) => boolean
 let isSocket: (v: unknown) => boolean
-const NO_PORTS: readonly MessagePort[] = Object.freeze([])
 
 /**
  * A `MessageEvent` (`instanceof MessageEvent`, `[object MessageEvent]`, the same attributes) built at the cost of a
@@ -237,6 +264,8 @@ const NO_PORTS: readonly MessagePort[] = Object.freeze([])
 class FastMessageEvent extends Event {
   #data: unknown
   #origin: string
+  /** Each event's own (frozen) array, as undici gives each one: `a.ports !== b.ports`. Made on first read. */
+  #ports: readonly MessagePort[] | undefined
   static {
     isMessageEvent = (v) => isObject(v) && #data in v
   }
@@ -264,10 +293,11 @@ class FastMessageEvent extends Event {
   }
   get ports() {
     if (!isMessageEvent(this)) throw illegal()
-    return NO_PORTS
+    return (this.#ports ??= Object.freeze([]))
   }
   initMessageEvent(type: string, bubbles = false, cancelable = false, data: unknown = null, origin = '', lastEventId = '', source: MessagePort | null = null, ports: MessagePort[] = []) {
     if (!isMessageEvent(this)) throw illegal()
+    argumentCheck(arguments.length, 'MessageEvent.initMessageEvent')
     return new MessageEvent(type, { bubbles, cancelable, data, origin, lastEventId, source, ports })
   }
 }
@@ -278,16 +308,27 @@ if (typeof MessageEvent === 'function') {
 const enumerable = { enumerable: true }
 Object.defineProperties(FastMessageEvent.prototype, { data: enumerable, origin: enumerable, lastEventId: enumerable, source: enumerable, ports: enumerable, initMessageEvent: enumerable })
 
-/** Node has no global `ErrorEvent`; its WebSocket fires undici's, which looks like this one. */
+/** `ErrorEventInit`'s members (EventInit's included) in the order undici's dictionary converter reads them. */
+const ERROR_EVENT_INIT = ['bubbles', 'cancelable', 'colno', 'composed', 'error', 'filename', 'lineno', 'message'] as const
+/** Node has no global `ErrorEvent`; its WebSocket fires undici's, which looks like this one (its constructor included). */
 class ErrorEventShim extends Event {
   #init: { message: string; filename: string; lineno: number; colno: number; error: unknown }
   static {
     isErrorEvent = (v) => isObject(v) && #init in v
   }
-  constructor(type: string, init: { message?: string; filename?: string; lineno?: number; colno?: number; error?: unknown } = {}) {
-    super(type, init as EventInit)
+  constructor(type: string, eventInitDict?: { message?: string; filename?: string; lineno?: number; colno?: number; error?: unknown }) {
+    argumentCheck(arguments.length, 'ErrorEvent constructor')
+    super(type, eventInitDict as EventInit)
     markAsUncloneable(this)
-    this.#init = { message: String(init.message ?? ''), filename: String(init.filename ?? ''), lineno: (init.lineno ?? 0) >>> 0, colno: (init.colno ?? 0) >>> 0, error: init.error }
+    // undici's dictionary converter reads every member (Event's own again) once, in the order of their names.
+    const d: Record<string, unknown> = eventInitDict ?? {}
+    const v: Record<string, unknown> = {}
+    for (const k of ERROR_EVENT_INIT) v[k] = d[k]
+    const colno = unsignedLong(v.colno)
+    const filename = v.filename === undefined ? '' : wellFormed(v.filename)
+    const lineno = unsignedLong(v.lineno)
+    if (typeof v.message === 'symbol') throw new TypeError('undefined: undefined.message is a symbol, which cannot be converted to a DOMString.')
+    this.#init = { message: v.message === undefined ? '' : String(v.message), filename, lineno, colno, error: v.error }
   }
   get message() {
     if (!isErrorEvent(this)) throw illegal()
@@ -338,6 +379,15 @@ const CloseEventClass: new (type: string, init: CloseInit) => Event = (globalThi
 // ---------------------------------------------------------------------------------------------------------------
 // WebIDL conversions, as undici's WebSocket applies them (lib/web/websocket/websocket.js, lib/web/webidl).
 // ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * `unsigned long` without `[Clamp]` or `[EnforceRange]`, as undici converts it: the integer part, then the remainder by
+ * 2^32, sign kept (-1 stays -1; the WebIDL spec's modulo would give 4294967295).
+ */
+function unsignedLong(v: unknown): number {
+  const x = Number(v)
+  return Number.isFinite(x) && x !== 0 ? Math.trunc(x) % 2 ** 32 : 0
+}
 
 /** USVString: lone surrogates become U+FFFD (`String.prototype.toWellFormed`, Node 20+). */
 const usv = (v: unknown) => (typeof v === 'string' ? v : `${v as string}`) as string & { toWellFormed(): string }
@@ -471,8 +521,11 @@ type HandlerType = 'open' | 'message' | 'error' | 'close'
 /** Delivers one text frame (a job of {@link flush}): the hot path, one event per frame per socket. */
 let receive: (ws: WebSocket, text: string) => void
 
-/** The server's close frame as the client reads it, or its connection dropped without one. */
-type PeerClose = { code: number; reason: string } | 'dropped'
+/**
+ * The server's close frame as the client reads it, or its connection dropped without one. `ends`: the fake ends the
+ * connection itself after the frame (see {@link Hops.unreadClosed}), whether or not a close frame of the client's crossed it.
+ */
+type PeerClose = { code: number; reason: string; ends: boolean } | 'dropped'
 
 /** What the real server answers (its `ws`) to a `Sec-WebSocket-Protocol` it cannot parse. */
 const BAD_PROTOCOL_HEADER = 'Bad websocket handshake: Invalid Sec-WebSocket-Protocol header.'
@@ -522,6 +575,8 @@ class WebSocket extends EventTarget {
   #unread = false
   /** Blob sends still being read (Node's send queue waits for each in order; later sends wait behind them). */
   #sending: Promise<void> | undefined
+  /** Accepted by the fake, `open` not yet dispatched: the fake's steps wait here (see {@link #deliver}). */
+  #early: Job[] | undefined
   /** Where this socket's tasks run (see {@link FOLLOWED_TASKS}). */
   #tasks: TaskQueue = REAL_TASKS
 
@@ -599,25 +654,53 @@ class WebSocket extends EventTarget {
     }
     const open = result.open
     const protocol = chooseSubprotocol(offered!)
-    later(this.#tasks, this, hops.open, this.#asFetchResolves(() => {
+    // On the wire the fake subscribes the socket a hop before `open`, where the server reads the upgrade request and
+    // answers it: an event emitted in that hop reaches the client, as on the server. What the fake sends until `open`
+    // (frames, its close frame, a drop) comes with the 101 and is replayed after `open` and its microtasks. A fake that
+    // follows the global timers subscribes it at `open`.
+    const wire = this.#tasks.wire
+    later(this.#tasks, this, wire ? hops.open - 1 : hops.open, () => {
       if (this.#state !== CONNECTING) return
-      this.#handshake = { status: 101, headers: { upgrade: 'websocket', connection: 'Upgrade', ...(protocol ? { 'sec-websocket-protocol': protocol } : {}) }, body: undefined }
-      this.#state = OPEN
-      this.#protocol = protocol ?? ''
-      // The fake subscribes the socket first, as on the server (where the 101 follows the subscription): an event
-      // emitted inside the client's `onopen` reaches it. Whatever it sends meanwhile comes in later tasks.
+      const early: Job[] = []
+      const opened = () => {
+        this.#early = undefined
+        if (this.#state !== CONNECTING) return
+        this.#handshake = { status: 101, headers: { upgrade: 'websocket', connection: 'Upgrade', ...(protocol ? { 'sec-websocket-protocol': protocol } : {}) }, body: undefined }
+        this.#state = OPEN
+        this.#protocol = protocol ?? ''
+        this.dispatchEvent(new Event('open'))
+        if (early.length > 0) this.#asFetchResolves(() => this.#replay(early))()
+      }
+      if (wire) {
+        this.#early = early
+        enqueue(this.#tasks, this, this.#asFetchResolves(opened))
+      }
       this.#session = open({
         send: (text) => {
-          if (!this.#closeSent) enqueue(this.#tasks, this, text)
+          if (!this.#closeSent) this.#deliver(text)
         },
         close: (code, reason) => this.#serverClose(code, reason),
         drop: () => this.#serverClose(1006, ''),
       })
-      // Nothing listens to the handshake's signal once the socket is open (the protocol listens only while it
+      // Nothing listens to the handshake's signal once the socket is accepted (the protocol listens only while it
       // decides): let it go, so that the close does not build and dispatch an abort event nobody hears.
       if (getEventListeners(this.#abort!.signal, 'abort').length === 0) this.#abort = undefined
-      this.dispatchEvent(new Event('open'))
-    }))
+      if (!wire) opened()
+    })
+  }
+
+  /** A step's first hop: on the wire, or held with the 101 until `open` (see {@link #early}). */
+  #deliver(job: Job) {
+    if (this.#early) this.#early.push(job)
+    else enqueue(this.#tasks, this, job)
+  }
+
+  /** What came with the 101, in order: each step's first hop is the 101's. */
+  #replay(early: Job[]) {
+    for (const job of early) {
+      if (typeof job === 'string') receive(this, job)
+      else job()
+    }
   }
 
   /**
@@ -643,16 +726,29 @@ class WebSocket extends EventTarget {
     // client's, if any, crossed it.
     if (code === 1006) {
       this.#peer = 'dropped'
-      return later(this.#tasks, this, hops.dropped, () => this.#finish(1006, '', false, true))
+      const end = () => this.#finish(1006, '', false, true)
+      // With the 101, the end of the connection is read after the handshake's: its hops count from `open`.
+      if (this.#early) return void this.#early.push(() => this.#ending(hops.dropped, end))
+      return this.#ending(hops.dropped, end)
     }
-    this.#peer = { code, reason }
+    this.#peer = { code, reason, ends: this.#unread }
     const closed = this.#unread ? hops.unreadClosed : hops.serverClosed
-    enqueue(this.#tasks, this, () => {
+    this.#deliver(() => {
       if (this.#state === CLOSED) return
       this.#state = CLOSING
       this.#closeSent = true
-      later(this.#tasks, this, closed - 1, () => this.#finish(code, reason, true, false))
+      this.#ending(closed - 1, () => this.#finish(code, reason, true, false))
     })
+  }
+
+  /**
+   * The connection's end (`close`, after `error` for a drop) `hops` hops from now. On the wire it lands in the close
+   * phase before the poll phase of its last hop, where Node's socket 'close' lands (a handle's close callback): a
+   * socket or a timer the client starts in its `close` listener is where it is after Node's.
+   */
+  #ending(hops: number, end: () => void) {
+    if (!this.#tasks.wire) return later(this.#tasks, this, hops, end)
+    later(this.#tasks, this, hops - 1, () => atClosePhase(end))
   }
 
   /** The connection failed before opening: `error`, then `close` 1006 (wasClean false). */
@@ -703,7 +799,9 @@ class WebSocket extends EventTarget {
       // connection's end: the close event reports the frame the client received (Node's `closingInfo`); none at all
       // if the connection dropped.
       const crossed = this.#peer !== undefined && this.#peer !== 'dropped'
-      later(this.#tasks, this, (crossed ? hops.crossedClosed : hops.clientClosed) - 1, () => {
+      // A fake that ends the connection itself (its 1009 on a frame sent before this close) ends it on its own schedule.
+      if (crossed && (this.#peer as Exclude<PeerClose, 'dropped'>).ends) return
+      this.#ending((crossed ? hops.crossedClosed : hops.clientClosed) - 1, () => {
         const peer = this.#peer
         if (peer === 'dropped') this.#finish(1006, '', false, true)
         else if (peer) this.#finish(peer.code, peer.reason, true, false)
@@ -724,9 +822,10 @@ class WebSocket extends EventTarget {
     this.#bufferedAmount += n
     const session = this.#session
     // The events endpoint ignores client messages, as the real service does, and closes with 1009 on one over its
-    // limit once it has read it (one hop).
+    // limit once it has read it (one hop), unless it has closed or dropped the connection first. A close() of the
+    // client's meanwhile comes after the frame (Node writes the frame at once): the fake still refuses it.
     const read = () => {
-      if (n <= EVENTS_MAX_MESSAGE || !session || this.#session !== session) return
+      if (n <= EVENTS_MAX_MESSAGE || !session || this.#peer !== undefined) return
       this.#unread = true
       try {
         session.tooBig()
@@ -741,14 +840,18 @@ class WebSocket extends EventTarget {
       })
     }
     // Node's socket takes a frame at once and calls back on the next tick; a Blob is read first, and what is sent
-    // after it waits behind it.
+    // after it waits behind it: written after a close frame sent meanwhile, the fake never reads it.
     const drain = () => void (this.#bufferedAmount -= n)
-    if (n > EVENTS_MAX_MESSAGE) enqueue(this.#tasks, this, read)
-    if (!(value instanceof Blob) && !this.#sending) return hostNextTick(drain)
+    const big = n > EVENTS_MAX_MESSAGE
+    if (!(value instanceof Blob) && !this.#sending) {
+      if (big) enqueue(this.#tasks, this, read)
+      return hostNextTick(drain)
+    }
     const before = this.#sending
     const sent = (async () => {
       if (before) await before
       if (value instanceof Blob) await value.arrayBuffer()
+      if (big && !this.#closeSent) enqueue(this.#tasks, this, read)
       hostNextTick(drain)
     })()
     this.#sending = sent
@@ -828,20 +931,21 @@ class WebSocket extends EventTarget {
   #getHandler(type: HandlerType): Handler {
     return this.#handlers[type] as Handler
   }
-  /** `[LegacyTreatNonObjectAsNull]`: a non-object is null; a non-callable object is kept and does nothing. */
+  /**
+   * `[LegacyTreatNonObjectAsNull]`: a non-object is null; a non-callable object is kept and does nothing. As undici's
+   * setters: the old value itself is removed (a non-callable object's do-nothing listener stays on the socket, and a
+   * listener added with addEventListener that is also the handler goes with it).
+   */
   #setHandler(type: HandlerType, fn: unknown) {
-    const old = this.#handlers[type] as { listener?: EventListener } | null
-    if (old) this.removeEventListener(type, this.#listeners.get(type)!)
-    if (fn === null || (typeof fn !== 'object' && typeof fn !== 'function')) {
+    const old = this.#handlers[type] as EventListenerOrEventListenerObject | null
+    if (old) this.removeEventListener(type, old)
+    if (!isObject(fn)) {
       this.#handlers[type] = null
       return
     }
-    const listener = typeof fn === 'function' ? (fn as EventListener) : () => {}
-    this.#listeners.set(type, listener)
-    this.addEventListener(type, listener)
+    this.addEventListener(type, typeof fn === 'function' ? (fn as EventListener) : () => {})
     this.#handlers[type] = fn
   }
-  #listeners = new Map<HandlerType, EventListener>()
 }
 
 export { WebSocket as InProcessWebSocket }

@@ -264,7 +264,7 @@ function idOrName(svc: Service, filter: string, value: string): Container {
 const CONTAINER = /^\/containers\/([^/]+)\/(json|start|stop)$/
 
 /** Whether the request's API version is `min` or later; none given is the latest, as the daemon reads it. */
-function apiAtLeast(version: string | undefined, min: string): boolean {
+export function apiAtLeast(version: string | undefined, min: string): boolean {
   if (version === undefined) return true
   const a = version.split('.').map(Number)
   const b = min.split('.').map(Number)

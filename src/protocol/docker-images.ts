@@ -99,6 +99,9 @@ function summary(svc: Service, image: Image) {
   }
 }
 
+/** The platform of every image the fake holds: what inspect reports, and what a push's `platform` must match. */
+export const IMAGE_PLATFORM = { os: 'linux', architecture: 'amd64' } as const
+
 function inspect(svc: Service, image: Image) {
   return {
     Id: image.id,
@@ -110,8 +113,8 @@ function inspect(svc: Service, image: Image) {
     DockerVersion: '',
     Author: '',
     Config: { Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], Cmd: ['sh'], Labels: null },
-    Architecture: 'amd64',
-    Os: 'linux',
+    Architecture: IMAGE_PLATFORM.architecture,
+    Os: IMAGE_PLATFORM.os,
     Size: image.size,
     GraphDriver: { Name: 'overlay2', Data: null },
     RootFS: { Type: 'layers', Layers: image.layers.map((l) => l.digest) },

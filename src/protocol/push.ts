@@ -1,11 +1,12 @@
 import type { FaultAction, FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
 import { pushReferenceProblem } from '../service/images'
-import { registryHost } from '../service/registries'
+import { qualifiedName, registryHost } from '../service/registries'
 import { interruptedLine, pushEndedBy, PushReset, pushedByIdProblem, pushTarget, startPush, type PushTarget } from '../service/push'
-import { familiarName } from './docker-images'
+import { apiAtLeast } from './docker-containers'
+import { familiarName, IMAGE_PLATFORM } from './docker-images'
 import { connectLatency, findAction as find, refusalResponse } from './faults'
-import { jsonError } from './http'
+import { jsonError, targetOf, type Target } from './http'
 import { SERVER_SHUTDOWN, TransportReset, type ProtoRequest, type ProtoResponse } from './types'
 
 const asTransportReset = (error: unknown): never => {
@@ -80,6 +81,75 @@ function refusedOnBoard(svc: Service, name: string, tag: string | undefined, sta
   svc.pushes.begin(target.repository, tags, registryHost(target.repository), svc.clock.now()).end('failed', `${status}: ${message}`)
 }
 
+/** An OCI platform as a push's `platform` names it. */
+interface Platform {
+  os: string
+  architecture: string
+  variant: string
+}
+
+const PLATFORM_EXAMPLE = '{"os":"linux","architecture":"amd64"}'
+
+/**
+ * A push's `platform` (API 1.46 and later: `docker push --platform`), read as the daemon's decodePlatform reads it: JSON
+ * of an OCI platform with both `os` and `architecture`, keys in any case (Go's encoding/json). Undefined when none was
+ * sent or the API version is older (the daemon ignores it there); a string is the 400's message.
+ */
+function pushPlatform(target: Target): Platform | string | undefined {
+  const raw = target.query.get('platform')
+  if (!raw || !apiAtLeast(target.version, '1.46')) return undefined
+  const shown = JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}...` : raw)
+  const expected = `expected an OCI platform such as ${PLATFORM_EXAMPLE}`
+  let json: unknown
+  try {
+    json = JSON.parse(raw)
+  } catch {
+    return `failed to parse platform: ${shown} is not JSON; ${expected}.`
+  }
+  if (json !== null && (typeof json !== 'object' || Array.isArray(json))) return `failed to parse platform: ${shown} is not a JSON object; ${expected}.`
+  const fields = new Map(Object.entries(json ?? {}).map(([k, v]) => [k.toLowerCase(), v]))
+  for (const [name, value] of fields) {
+    const ok = name === 'os.features' ? Array.isArray(value) && value.every((f) => typeof f === 'string') : typeof value === 'string'
+    if (value !== null && !ok && ['os', 'architecture', 'variant', 'os.version', 'os.features'].includes(name)) {
+      return `failed to parse platform: "${name}" in ${shown} must be ${name === 'os.features' ? 'a list of strings' : 'a string'}; ${expected}.`
+    }
+  }
+  const text = (name: string) => (typeof fields.get(name) === 'string' ? (fields.get(name) as string) : '')
+  const p = { os: text('os'), architecture: text('architecture'), variant: text('variant') }
+  if (p.os === '' || p.architecture === '') {
+    const optional = p.variant !== '' || text('os.version') !== '' || ((fields.get('os.features') as unknown[] | undefined)?.length ?? 0) > 0
+    const why = optional && p.os === '' && p.architecture === '' ? 'optional platform fields provided, but OS and Architecture are missing' : 'both OS and Architecture must be provided'
+    return `${why}: platform ${shown}; ${expected}.`
+  }
+  return p
+}
+
+/** Architecture spellings containerd's platforms package reads as the same one. */
+const ARCHITECTURE_ALIASES: Record<string, string> = { x86_64: 'amd64', 'x86-64': 'amd64', aarch64: 'arm64' }
+
+/**
+ * Whether the fake's images (all {@link IMAGE_PLATFORM}) are of `p`, as the daemon's platform matcher reads it: the OS
+ * in any case, an architecture's aliases, and any amd64 variant (a request for amd64/v2 falls back to plain amd64).
+ */
+function ofImagePlatform(p: Platform): boolean {
+  const arch = p.architecture.toLowerCase()
+  return p.os.toLowerCase() === IMAGE_PLATFORM.os && (ARCHITECTURE_ALIASES[arch] ?? arch) === IMAGE_PLATFORM.architecture
+}
+
+/**
+ * The daemon's 404 for a push whose `platform` the image is not (its GetImage with a platform, before the stream), or
+ * undefined. No such image is left to the push itself, which answers it as it always does.
+ */
+function platformMismatch(svc: Service, target: PushTarget, platform: Platform): string | undefined {
+  if (ofImagePlatform(platform)) return undefined
+  const tags = svc.images.tagsOf(target.repository)
+  if (target.tag ? !tags.includes(target.tag) : tags.length === 0) return undefined
+  const wanted = [platform.os, platform.architecture, platform.variant].filter(Boolean).join('/')
+  const actual = `${IMAGE_PLATFORM.os}/${IMAGE_PLATFORM.architecture}`
+  const ref = `${qualifiedName(target.repository)}${target.tag ? `:${target.tag}` : ''}`
+  return `image with reference ${ref} was found but does not match the specified platform: wanted ${wanted}, actual: ${actual}. The fake's images are all ${actual}: push without --platform, or with --platform ${actual}.`
+}
+
 /**
  * `POST /images/{name}/push`. `name` is read as image inspect reads it (familiarName: the CLI sends Docker Hub names as
  * `docker.io/library/nginx`). A reference the daemon refuses, or an image id, is answered before fault rules are
@@ -99,6 +169,11 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
   const target = pushTarget(familiarName(name), tag)
   const byId = pushedByIdProblem(svc.images, target)
   if (byId) return jsonError(404, byId)
+  // As the daemon: the platform is read after the reference (400), then the image is looked up by it (404).
+  const platform = pushPlatform(targetOf(req.url))
+  if (typeof platform === 'string') return jsonError(400, platform)
+  const mismatch = platform && platformMismatch(svc, target, platform)
+  if (mismatch) return jsonError(404, mismatch)
   const decisions = svc.faults.decideAll('push', { route: `/images/${name}/push`, image: target.ref, client })
   const reply = find(decisions, 'reply')?.action
   if (reply) {

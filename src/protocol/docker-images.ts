@@ -1,7 +1,7 @@
 import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
 import { parseFilterArgs } from '../service/filters'
 import { parseTimestampNano } from './events-common'
-import { familiarName, isRepository, splitReference, tagFormatProblem, type Image } from '../service/images'
+import { familiarName, isRepository, missingImageName, splitReference, tagFormatProblem, type Image } from '../service/images'
 
 export { familiarName }
 import type { Service } from '../service/service'
@@ -52,7 +52,7 @@ function resolveOrThrow(svc: Service, raw: string): { ref: string; image: Image 
   if (image) return { ref, image }
   const problem = referenceFormatProblem(raw)
   if (problem) throw new InvalidInputError(problem)
-  throw new NotFoundError(`No such image: ${ref}`)
+  throw new NotFoundError(`No such image: ${missingImageName(ref)}`)
 }
 
 const DIGEST = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$/

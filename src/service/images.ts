@@ -65,6 +65,15 @@ export interface Images {
 
 
 /** Splits `repo[:tag]` into its parts (a registry port is not a tag). */
+/**
+ * A reference as the daemon's "No such image" names it: an untagged name with `:latest` (its reference.TagNameOnly), an
+ * image id or a digest reference as given (`docker inspect nope` reports `nope:latest`).
+ */
+export function missingImageName(ref: string): string {
+  if (ref.includes('@') || /^(?:sha256:)?[a-f0-9]{64}$/.test(ref)) return ref
+  return splitReference(ref).tag === undefined ? `${ref}:latest` : ref
+}
+
 export function splitReference(ref: string): { repository: string; tag: string | undefined } {
   const repository = stripTag(ref)
   if (ref.includes('@')) return { repository, tag: undefined }
@@ -202,7 +211,7 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
     tag(source, target) {
       checkNoDigest(target, 'the target')
       const image = api.resolve(source)
-      if (!image) throw new NotFoundError(`No such image: ${source}`)
+      if (!image) throw new NotFoundError(`No such image: ${missingImageName(familiarName(source))}`)
       const { repository, tag } = splitReference(familiarName(target))
       checkRepo(repository)
       checkTag(tag ?? 'latest')

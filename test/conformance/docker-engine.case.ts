@@ -311,7 +311,7 @@ export const dockerEngineCases: Case[] = [
       expect(await refused({ dangling: ['maybe'] })).toBe("invalid filter 'dangling=maybe': expected one of true, false, 1 or 0.")
       expect(await refused({ dangling: ['true', 'false'] })).toBe("invalid filter 'dangling=true,false': expected one of true, false, 1 or 0.")
       expect(await refused({ dangling: { true: false } })).toBe("invalid filter 'dangling=true': expected one of true, false, 1 or 0.")
-      expect(await refused({ before: ['redis'] }, 404)).toBe('No such image: redis')
+      expect(await refused({ before: ['redis'] }, 404)).toBe('No such image: redis:latest')
       expect(await refused({ until: ['yesterday'] })).toMatch(/^failed to parse value as time or duration: "yesterday": "until" takes /)
       expect(await refused({ colour: ['blue'] })).toBe("invalid filter 'colour': GET /images/json takes the filters before, dangling, label, reference, since, until.")
       expect(await refused({ reference: 'nginx' })).toBe('Invalid filter "reference": expected an object of booleans like {"reference":{"x":true}} or a list of strings like {"reference":["x"]}, got "nginx".')
@@ -355,14 +355,15 @@ export const dockerEngineCases: Case[] = [
       expect(await inspect('docker.io/library/nginx:1.27')).toEqual(expected)
       expect(await inspect('nginx%3A1.27')).toEqual(expected)
       expect(await inspect(nginx.id)).toEqual(expected)
-      // Only docker.io/library/NAME loses its "library/"; other registries' and deeper names are kept.
-      for (const [ref, shown] of [['docker.io/team/app', 'team/app'], ['docker.io/library/a/b', 'library/a/b'], ['localhost:5000/docker.io/app', 'localhost:5000/docker.io/app']]) {
+      // Only docker.io/library/NAME loses its "library/"; other registries' and deeper names are kept. An untagged name
+      // is reported with `:latest`, as the daemon's reference.TagNameOnly names it.
+      for (const [ref, shown] of [['docker.io/team/app', 'team/app:latest'], ['docker.io/library/a/b', 'library/a/b:latest'], ['localhost:5000/docker.io/app', 'localhost:5000/docker.io/app:latest'], ['localhost:5000/app:1', 'localhost:5000/app:1']]) {
         const res = await h.fetch(`/images/${ref}/json`)
         expect([res.status, await message(res)], ref).toEqual([404, `No such image: ${shown}`])
       }
       const missing = await h.fetch('/images/docker.io/library/redis/json')
       expect(missing.status).toBe(404)
-      expect(await message(missing)).toBe('No such image: redis')
+      expect(await message(missing)).toBe('No such image: redis:latest')
       // What no image could be called is the daemon's 400 (reference.ParseAnyReference), before any lookup.
       const malformed = await h.fetch('/images/%E0%A4%A/json')
       expect(malformed.status).toBe(400)
@@ -412,7 +413,7 @@ export const dockerEngineCases: Case[] = [
       expect(await message(noRepo)).toBe('POST /images/{name}/tag needs a "repo" query parameter, e.g. ?repo=localhost:5000/team/app&tag=1.0.')
       const missing = await h.fetch('/images/redis/tag?repo=x', { method: 'POST' })
       expect(missing.status).toBe(404)
-      expect(await message(missing)).toBe('No such image: redis')
+      expect(await message(missing)).toBe('No such image: redis:latest')
     },
   },
   {

@@ -75,10 +75,10 @@ describe('the same over HTTP', () => {
 
   it('names Docker does not read as the official image stay other names: 404 naming them', async () => {
     for (const [ref, shown] of [
-      ['registry-1.docker.io/library/nginx', 'registry-1.docker.io/library/nginx'],
-      ['library/nginx/x', 'library/nginx/x'],
-      ['docker.io/library/a/nginx', 'library/a/nginx'],
-      ['Library/nginx', 'Library/nginx'],
+      ['registry-1.docker.io/library/nginx', 'registry-1.docker.io/library/nginx:latest'],
+      ['library/nginx/x', 'library/nginx/x:latest'],
+      ['docker.io/library/a/nginx', 'library/a/nginx:latest'],
+      ['Library/nginx', 'Library/nginx:latest'],
     ]) {
       const res = await fetch(`${server.url}/images/${ref}/json`)
       expect([res.status, ((await res.json()) as { message: string }).message], ref).toEqual([404, `No such image: ${shown}`])

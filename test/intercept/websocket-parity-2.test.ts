@@ -1,7 +1,7 @@
 import { build } from 'esbuild'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { NodeWebSocket, openWatched, show, transcript, turn, untilFakeSawCloses, type Ctx, type Line } from '../support/ws-parity'
+import { attempt, NodeWebSocket, openWatched, show, transcript, turn, untilFakeSawCloses, type Ctx, type Line, watchStates } from '../support/ws-parity'
 
 // Side by side, as test/intercept/websocket-parity.test.ts: the same client script runs with Node's own WebSocket
 // (undici) against the real server on 127.0.0.1 and with the in-process class, and the transcripts must be equal.
@@ -9,34 +9,7 @@ import { NodeWebSocket, openWatched, show, transcript, turn, untilFakeSawCloses,
 // tasks (in every phase of the event loop), cloning, receiver checks, `WebSocketInit.headers`, the constructor's
 // conversion messages and the class's own names. No sleeps: every wait is an event or a setImmediate turn.
 
-/** An exception as a client sees it: class, name, code and message. */
-function thrown(e: unknown): string {
-  const err = e as Error & { code?: unknown }
-  return `throws ${err?.constructor?.name}(${err?.name}, code ${String(err?.code)}: ${err?.message})`
-}
-
-function attempt(fn: () => unknown): string {
-  try {
-    return `-> ${show(fn())}`
-  } catch (e) {
-    return thrown(e)
-  }
-}
-
-
-/** Records the events of `ws`: type, readyState at dispatch and, for close, code, reason and wasClean. */
-function watch(ctx: Ctx, ws: WebSocket, name = 'ws') {
-  return new Promise<void>((resolve) => {
-    for (const type of ['open', 'message', 'error', 'close']) {
-      ws.addEventListener(type, (e: Event) => {
-        const c = e as CloseEvent
-        ctx.log.push(`${name} ${type} state=${ws.readyState}${type === 'close' ? ` code=${c.code} reason=${show(c.reason)} wasClean=${c.wasClean}` : ''}`)
-        if (type === 'close') resolve()
-      })
-    }
-  })
-}
-
+const watch = watchStates
 const openSocket = (ctx: Ctx, path?: string) => openWatched(ctx, watch, path)
 
 /** What the fake journaled, once it has seen every socket it opened closed (the server sees a close some turns later). */

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { openWatched, show, transcript, turn, untilFakeSawCloses, type Ctx } from '../support/ws-parity'
+import { attempt, openWatched, show, transcript, turn, untilFakeSawCloses, type Ctx, watchStates } from '../support/ws-parity'
 
 // Side by side, as test/intercept/websocket-parity*.test.ts: the same client script with Node's own WebSocket (undici)
 // against the real server on 127.0.0.1 and with the in-process class; the transcripts must be equal. A fourth hunt:
@@ -10,32 +10,7 @@ import { openWatched, show, transcript, turn, untilFakeSawCloses, type Ctx } fro
 // no side-by-side test: handshake faults, every close-fault code, the maximum age, reset, stall, latency, odd paths.
 // No sleeps: every wait is an event or a setImmediate turn.
 
-function thrown(e: unknown): string {
-  const err = e as Error & { code?: unknown }
-  return `throws ${err?.constructor?.name}(${err?.name}, code ${String(err?.code)}: ${err?.message})`
-}
-
-function attempt(fn: () => unknown): string {
-  try {
-    return `-> ${show(fn())}`
-  } catch (e) {
-    return thrown(e)
-  }
-}
-
-/** Records the events of `ws`: type, readyState and, for close, code, reason and wasClean; resolves on close. */
-function watch(ctx: Ctx, ws: WebSocket, name = 'ws') {
-  return new Promise<void>((resolve) => {
-    for (const type of ['open', 'message', 'error', 'close']) {
-      ws.addEventListener(type, (e: Event) => {
-        const c = e as CloseEvent
-        ctx.log.push(`${name} ${type} state=${ws.readyState}${type === 'close' ? ` code=${c.code} reason=${show(c.reason)} wasClean=${c.wasClean}` : ''}`)
-        if (type === 'close') resolve()
-      })
-    }
-  })
-}
-
+const watch = watchStates
 const openSocket = (ctx: Ctx, path?: string) => openWatched(ctx, watch, path)
 
 /** What the fake journaled about its sockets, once it has seen every one closed. */

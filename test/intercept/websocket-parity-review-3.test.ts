@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events'
 import { inspect } from 'node:util'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
-import { openWatched, show, transcript, turn, untilFakeSawCloses, type Ctx } from '../support/ws-parity'
+import { attempt as attemptAs, openWatched, show, transcript, turn, untilFakeSawCloses, type Ctx } from '../support/ws-parity'
 
 // Side by side, as test/intercept/websocket-parity*.test.ts: the same client script with Node's own WebSocket (undici)
 // against the real server on 127.0.0.1 and with the in-process class; the transcripts must be equal. A third review:
@@ -11,19 +11,7 @@ import { openWatched, show, transcript, turn, untilFakeSawCloses, type Ctx } fro
 // value, the fake's close fault after N messages, listeners kept after close). No sleeps: every wait is an event or
 // a setImmediate turn.
 
-function thrown(e: unknown): string {
-  const err = e as Error & { code?: unknown }
-  return `throws ${err?.constructor?.name}(${err?.name}, code ${String(err?.code)}: ${String(err?.message).replace(/#<\w+>/g, '#<WebSocket>')})`
-}
-
-function attempt(fn: () => unknown): string {
-  try {
-    return `-> ${show(fn())}`
-  } catch (e) {
-    return thrown(e)
-  }
-}
-
+const attempt = (fn: () => unknown) => attemptAs(fn, true)
 
 /** An event as a client reads it. */
 function describeEvent(e: Event): string {

@@ -70,3 +70,35 @@ export async function openWatched(ctx: Ctx, watch: (ctx: Ctx, ws: WebSocket) => 
 export async function untilFakeSawCloses(ctx: Ctx) {
   for (let i = 0; i < 1000 && ctx.fake.journal.ofType('ws.close').length < ctx.fake.journal.ofType('ws.open').length; i++) await turn()
 }
+
+/**
+ * An exception as a client sees it: class, name, code and message. `sameReceiver`: `#<Class>` receivers in messages
+ * read `#<WebSocket>` (V8 names them by the class's source name, `#<_WebSocket>` in Node's bundle).
+ */
+export function thrown(e: unknown, sameReceiver = false): string {
+  const err = e as Error & { code?: unknown }
+  const message = sameReceiver ? String(err?.message).replace(/#<\w+>/g, '#<WebSocket>') : err?.message
+  return `throws ${err?.constructor?.name}(${err?.name}, code ${String(err?.code)}: ${message})`
+}
+
+/** What `fn` returned, or what it threw ({@link thrown}). */
+export function attempt(fn: () => unknown, sameReceiver = false): string {
+  try {
+    return `-> ${show(fn())}`
+  } catch (e) {
+    return thrown(e, sameReceiver)
+  }
+}
+
+/** Records the events of `ws`: type, readyState at dispatch and, for close, code, reason and wasClean; resolves on close. */
+export function watchStates(ctx: Ctx, ws: WebSocket, name = 'ws'): Promise<void> {
+  return new Promise<void>((resolve) => {
+    for (const type of ['open', 'message', 'error', 'close']) {
+      ws.addEventListener(type, (e: Event) => {
+        const c = e as CloseEvent
+        ctx.log.push(`${name} ${type} state=${ws.readyState}${type === 'close' ? ` code=${c.code} reason=${show(c.reason)} wasClean=${c.wasClean}` : ''}`)
+        if (type === 'close') resolve()
+      })
+    }
+  })
+}

@@ -77,3 +77,20 @@ server.close()
 `)
   expect(lines).toEqual(Array(2).fill('dockside: another copy of @mswjs/interceptors (the library under').concat(['200 msw']))
 }, 30_000)
+
+it("beside MSW's setupServer (one copy of the interceptors, both patching fetch), intercept() refuses naming the way that works", async () => {
+  // nock and MSW each patch globalThis.fetch through @mswjs/interceptors, which refuses a second patch: the import of
+  // nock failed with "Invariant Violation: Failed to replace a global value at "fetch": already replaced".
+  const lines = await probe(`
+const { createDockside } = await import('dockside')
+const { setupServer } = await import('msw/node')
+const { http, HttpResponse } = await import('msw')
+const server = setupServer(http.get('https://other.test/x', () => HttpResponse.text('msw')))
+server.listen({ onUnhandledRequest: 'bypass' })
+for (let i = 0; i < 2; i++) console.log(await createDockside({ seed: 1 }).intercept().then(() => 'hooked', (e) => e.message.slice(0, 58)))
+console.log(await get('https://other.test/x'))
+console.log(await (await fetch('https://other.test/x')).text())
+server.close()
+`)
+  expect(lines).toEqual([...Array(2).fill("dockside: intercept() cannot hook beside MSW's setupServer"), '200 msw', 'msw'])
+}, 30_000)

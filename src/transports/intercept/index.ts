@@ -90,6 +90,23 @@ let original: typeof WebSocket | undefined
 /** The last restore has asked for nock's interceptors to come out in the next host task (see restore()). */
 let deactivating = false
 
+/**
+ * nock activates itself when it loads and, like MSW's `setupServer`, patches `globalThis.fetch` through
+ * @mswjs/interceptors, which refuses a second patch ("Failed to replace a global value at \"fetch\": already
+ * replaced"). With MSW listening first, nock never loads in this process (an ES module that failed stays failed).
+ */
+function besideMsw(error: unknown): never {
+  if (error instanceof Error && /Failed to replace a global value at "fetch": already replaced/.test(error.message)) {
+    throw new Error(
+      "dockside: intercept() cannot hook beside MSW's setupServer: both patch globalThis.fetch (through nock here), and " +
+        'the second patch is refused. Answer the fake from your own server instead: setupServer(...docksideHandlers(fake)) ' +
+        'with docksideHandlers from dockside/msw (docs/msw.md), or use fake.listen() and its URL.',
+      { cause: error },
+    )
+  }
+  throw error
+}
+
 async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): Promise<InterceptHandle> {
   if (!['error', 'warn', 'bypass'].includes(onUnhandled as string) && typeof onUnhandled !== 'function') {
     throw new TypeError(`Invalid onUnhandled ${JSON.stringify(onUnhandled)}: expected 'error', 'warn', 'bypass' or a function.`)
@@ -98,7 +115,7 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
   // What @mswjs/interceptors copy is active before nock loads (it activates itself) or is activated below.
   const before = activeSocketInterceptor()
   const fresh = nockModule === undefined
-  const nock = await (nockModule ??= loadNock())
+  const nock = await (nockModule ??= loadNock()).catch(besideMsw)
   const seen = new Set<string>()
   for (const p of planned) {
     for (const [origin, map] of [[p.origin, httpOrigins], [p.wsOrigin, wsOrigins]] as const) {

@@ -112,6 +112,9 @@ export function createRateLimiter(deps: { now: () => number; journal: Journal; c
     },
     check(route, client) {
       const now = deps.now()
+      // Tokens are taken only once every rule allows the request: a request one rule refused used the others' tokens,
+      // so a retry at its Retry-After met another rule's 429.
+      const taken: [key: string, tat: number, rule: number][] = []
       for (let i = 0; i < rules.length; i++) {
         const r = rules[i]
         if ((r.route ?? '*') !== '*' && r.route !== route) continue
@@ -126,7 +129,10 @@ export function createRateLimiter(deps: { now: () => number; journal: Journal; c
           deps.journal.record('ratelimit', { route, client, rule: i, allowed: false, retryAfterMs })
           return { allowed: false, rule: i, retryAfterMs, retryAfter, message: r.message ?? `too many requests: ${r.limit} per ${r.window}${(r.per ?? 'client') === 'client' ? ' per client' : ''} on ${route}; retry in ${retryAfter}s` }
         }
-        buckets.set(key, tat + interval)
+        taken.push([key, tat + interval, i])
+      }
+      for (const [key, tat, i] of taken) {
+        buckets.set(key, tat)
         deps.journal.record('ratelimit', { route, client, rule: i, allowed: true })
       }
       return { allowed: true }

@@ -218,6 +218,10 @@ export function validateRule(rule: FaultRule, check?: SchemaCheck): FaultRule {
   }
   if (rule.on === 'push' && rule.latency?.perEvent !== undefined) throw new FieldError('latency.perEvent', 'applies to "events" only; use "dribble" to slow push lines', 'fault rule')
   if (rule.refuse !== undefined && rule.times !== undefined) throw new FieldError('times', '"refuse" already says how many times the rule fires; drop "times"', 'fault rule')
+  // `refuse` is sugar for `match.reconnect: true`; a `false` there won and refused first connects, letting reconnects by.
+  if (rule.refuse !== undefined && rule.match?.reconnect === false) {
+    throw new FieldError('match.reconnect', `false contradicts "refuse", which refuses reconnects only (first connects pass); drop "match.reconnect", or refuse first connects with {"on":"events","reply":${rule.reply ?? 503},"times":${rule.refuse},"match":{"reconnect":false}}`, 'fault rule')
+  }
   checkDurations(rule)
   if (rule.message !== undefined) {
     if (action !== 'reply' && action !== 'refuse') throw new FieldError('message', `is the JSON message of a "reply" or "refuse" answer, and this rule's action is "${action}"${action === 'error' ? ' (its text is "error")' : ''}; drop "message"`, 'fault rule')

@@ -3,8 +3,20 @@ import type { JournalEntry } from '../service/journal'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/**
+ * A log line with its control characters (C0, DEL, C1) written as escapes (`\n`, `\u001b`): a caption (`say`) or a
+ * label holding a newline printed a second line that read as another entry, and a terminal escape cleared the screen.
+ */
+const oneLine = (line: string) =>
+  line.replace(/\p{Cc}/gu, (c) => ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+
 /** One readable line per journal entry (secrets are already masked in the journal). */
 export function formatEntry(e: JournalEntry): string | undefined {
+  const line = entryLine(e)
+  return line === undefined ? undefined : oneLine(line)
+}
+
+function entryLine(e: JournalEntry): string | undefined {
   const t = iso(e.time)
   switch (e.type) {
     case 'request':
@@ -70,5 +82,5 @@ function pushFailure(e: JournalEntry): string {
 
 export function formatEvent(e: ServiceEvent): string {
   const attrs = Object.entries(e.attributes).map(([k, v]) => `${k}=${v}`).join(', ')
-  return `${iso(e.timeMs)} event   container ${e.action} ${e.id.slice(0, 12)} (${attrs})`
+  return oneLine(`${iso(e.timeMs)} event   container ${e.action} ${e.id.slice(0, 12)} (${attrs})`)
 }

@@ -155,10 +155,11 @@ async function serve(argv: string[], usage = SERVE_USAGE) {
   if (seed !== undefined && !Number.isSafeInteger(seed)) fail(`invalid --seed ${values.seed}: expected an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`)
   const clockFlag = values.clock as ClockMode | undefined
   if (clockFlag !== undefined && !['real', 'auto', 'virtual'].includes(clockFlag)) fail(`invalid --clock ${clockFlag}: expected real, auto or virtual`)
-  const speed = values.speed === undefined ? undefined : Number(values.speed)
+  // A decimal number, as POST /_dockside/clock/speed reads ?speed=: Number() also read "0x10" as 16 and "0b11" as 3.
+  const speed = values.speed === undefined ? undefined : /^\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(values.speed as string) ? Number(values.speed) : NaN
   // At most the admin API's cap: a faster real clock ran past the last date the fake can show, and then every answer
   // (even /_ping) was a 400 "Invalid time value".
-  if (speed !== undefined && !(speed > 0 && speed <= MAX_CLOCK_SPEED && (values.speed as string).trim() !== '')) {
+  if (speed !== undefined && !(speed > 0 && speed <= MAX_CLOCK_SPEED)) {
     fail(`invalid --speed ${values.speed}: expected a finite number above 0, at most ${MAX_CLOCK_SPEED} (clock seconds per wall second)`)
   }
 

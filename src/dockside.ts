@@ -10,7 +10,7 @@ import type { RequestLog, RequestPattern } from './protocol/requests'
 import { createFleet, type Fleet, type FleetOptions } from './fleet'
 import { hostTimers } from './runtime/host-timers'
 import { applyScenario, applyScenarioAtRuntime, MAX_CONNECTION_AGE_ZERO } from './scenario/apply'
-import { validateScenario, validateScenarioSync } from './scenario/load'
+import { checkKeysOnce, validateScenario, validateScenarioSync } from './scenario/load'
 import { checkSchema } from './scenario/schema'
 import { checkOptions, FieldError, ScenarioError } from './service/errors'
 import { SHUTDOWN_REASON } from './service/close-code'
@@ -277,7 +277,10 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
     reset: async () => fake.reset(),
     accessKeys: () => options.accessKeys ?? options.scenario?.accessKeys,
     access: () => access,
-    apply: (scenario, { from }) => fake.apply(scenario, { from }),
+    apply: async (scenario, { from, text }) => {
+      if (text !== undefined) await checkKeysOnce(text, '(scenario)')
+      return fake.apply(scenario, { from })
+    },
     pace: (ms) => new Promise<void>((resolve) => paceHost.after(ms, resolve)),
     hostNow: () => paceHost.now(),
     // The dashboard's files are read on the first /_dockside/ui request, not at start-up.

@@ -165,6 +165,8 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       return json(200, svc.containers.list().map(containerJson))
     case 'POST containers': {
       const { start, running, ...options } = await readBody<CreateContainerOptions & { start?: boolean; running?: boolean }>(svc, req, 'containerBody')
+      // Two names of one field that disagree: `{"start":false,"running":true}` started the container.
+      if (start !== undefined && running !== undefined && start !== running) throw new FieldError('running', `is the same field as "start" (the name scenario files use), and the two disagree (start: ${start}, running: ${running}); give one`, 'request body')
       const c = svc.containers.create(options)
       if (start === true || running === true) c.start()
       return json(201, containerJson(c))
@@ -308,7 +310,8 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       if (from !== 'start' && from !== 'now') throw new InvalidInputError(`Invalid "from" ${JSON.stringify(from)}: timeline "at" counts from "start" (the clock's start, as in scenario files; the default) or "now".`)
       if (!host.apply) throw new NotFoundError('This fake cannot apply scenarios at run time.')
       const body = await readJsonValue(req, {}, 'Send a scenario (docs/scenarios.md) as JSON.')
-      await host.apply(body, { from })
+      // Read as a scenario file in JSON is: `{"containers":[...],"containers":[...]}` applied the last list alone.
+      await host.apply(body, { from, text: await req.body() })
       return json(200, { applied: true, from, clock: { elapsedMs: svc.clock.elapsed() } })
     }
     default:

@@ -22,8 +22,11 @@ export interface ProtocolHost {
   accessKeys?(): AccessKeys | undefined
   /** Who may use the admin API and the events websocket (admin token, allowed origins and hosts); each transport may override per request. */
   access?(): AccessOptions
-  /** Validates and applies a scenario (state, faults, rate limits, timeline) to the running fake. */
-  apply?(scenario: unknown, options: { from: 'start' | 'now' }): Promise<void>
+  /**
+   * Validates and applies a scenario (state, faults, rate limits, timeline) to the running fake. `text`: the JSON it was
+   * parsed from, read as a scenario file is (a key given twice is refused).
+   */
+  apply?(scenario: unknown, options: { from: 'start' | 'now'; text?: string }): Promise<void>
   /** Resolves after `ms` of host time (the live feed's pacing); none: changes are coalesced per microtask turn only. */
   pace?(ms: number): Promise<void>
   /** Milliseconds of host time (monotonic), for what the protocol's own work costs; none: it is not measured. */

@@ -43,6 +43,20 @@ function yamlProblem(file: string, e: { code?: string; message: string; linePos?
 }
 
 /**
+ * Refuses JSON text (valid JSON) that gives a key twice in one object, naming the key and where: JSON.parse keeps the
+ * last silently. For scenario files and `POST /_dockside/scenario` bodies alike.
+ */
+export async function checkKeysOnce(text: string, file: string): Promise<void> {
+  // JSON is YAML 1.2: the yaml library finds keys given twice (and says where), which JSON.parse keeps silently.
+  const { parseDocument } = await import('yaml')
+  const twice = parseDocument(text, { ...YAML_OPTIONS, merge: false, schema: 'json' }).errors.find((e) => e.code === 'DUPLICATE_KEY')
+  if (!twice) return
+  const key = /^"(?:[^"\\]|\\.)*"/.exec(text.slice(twice.pos[0]))?.[0]
+  const where = twice.linePos?.[0] ? `line ${twice.linePos[0].line}, column ${twice.linePos[0].col}` : ''
+  throw new ScenarioError(file, where, `expected valid JSON with each key once in an object: ${key ?? 'a key'} is given twice (JSON.parse would keep only the last)`)
+}
+
+/**
  * Parses YAML or JSON text into a validated scenario. A leading byte order mark is dropped, and an empty file (or one
  * of only whitespace and, in YAML, comments) is an empty scenario, in either format. JSON refuses a key given twice in
  * one object, as YAML does (JSON.parse alone kept the last).
@@ -58,19 +72,28 @@ export async function parseScenario(text: string, file = '(scenario)'): Promise<
       } catch (error) {
         throw new ScenarioError(file, '', `expected valid JSON (${(error as Error).message})`)
       }
-      // JSON is YAML 1.2: the yaml library finds keys given twice (and says where), which JSON.parse keeps silently.
-      const { parseDocument } = await import('yaml')
-      const twice = parseDocument(text, { ...YAML_OPTIONS, merge: false, schema: 'json' }).errors.find((e) => e.code === 'DUPLICATE_KEY')
-      if (twice) {
-        const key = /^"(?:[^"\\]|\\.)*"/.exec(text.slice(twice.pos[0]))?.[0]
-        const where = twice.linePos?.[0] ? `line ${twice.linePos[0].line}, column ${twice.linePos[0].col}` : ''
-        throw new ScenarioError(file, where, `expected valid JSON with each key once in an object: ${key ?? 'a key'} is given twice (JSON.parse would keep only the last)`)
-      }
+      await checkKeysOnce(text, file)
     }
   } else {
-    const { parseDocument } = await import('yaml')
-    const doc = parseDocument(text, YAML_OPTIONS)
+    const { isAlias, isCollection, LineCounter, parseDocument, visit } = await import('yaml')
+    const lines = new LineCounter()
+    const doc = parseDocument(text, { ...YAML_OPTIONS, lineCounter: lines })
     if (doc.errors.length) throw yamlProblem(file, doc.errors[0], 'YAML')
+    // A list or mapping as a key (`? [a, b] : c`) became the string "[ a, b ]", and the yaml library said so only in a
+    // process warning on stderr ("(node:PID) Warning: ... Set mapAsMap: true"), naming no line: no scenario field has one.
+    let complexKey: number | undefined
+    visit(doc, {
+      Pair(_, pair) {
+        const key = isAlias(pair.key) ? pair.key.resolve(doc) : pair.key
+        if (!isCollection(key)) return undefined
+        complexKey = (pair.key as { range?: [number, ...number[]] }).range?.[0] ?? 0
+        return visit.BREAK
+      },
+    })
+    if (complexKey !== undefined) {
+      const { line, col } = lines.linePos(complexKey)
+      throw new ScenarioError(file, `line ${line}, column ${col}`, 'expected a key that is a name (a string or number): this key is a list or mapping ("? [a, b] : ..."), which no scenario field takes')
+    }
     // Inside the try: toJS() throws for aliases that expand too far (an "alias bomb"), which is a bad file too.
     try {
       data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT })

@@ -194,6 +194,30 @@ const SPEED_RANGE = `a number above 0 and at most ${MAX_CLOCK_SPEED} (clock mill
 /** A value as a message shows it: at most 60 characters of a string. */
 const shown = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}...` : value) : String(value))
 
+/** An ISO date Date.parse reads the same everywhere: a date alone (UTC), or a date and time with "Z" or an offset. */
+const ISO_START = /^([+-]\d{6}|\d{4})(?:-(\d\d)(?:-(\d\d))?)?(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d))?$/
+
+/**
+ * Why a readable `clock.start` string would not give the same clock on every machine, or the day it names: Date.parse
+ * reads a time without "Z" or an offset ("2024-01-01T00:00:00") and any non-ISO form ("Jan 1 2024") in the machine's
+ * own time zone (a seeded scenario ran hours apart from one CI host to the next), and rolls a day past its month's
+ * end ("2024-02-30") into the next month.
+ */
+function startProblem(start: string): string | undefined {
+  const iso = ISO_START.exec(start.trim())
+  if (!iso) {
+    const local = /^[+-]?\d{4,6}-\d\d-\d\dT[\d:.]+$/.test(start.trim())
+    return `${JSON.stringify(start)} is ${local ? 'a time without a time zone' : 'not an ISO date'}, which JavaScript reads in the time zone of the machine it runs on, so the clock would start at another time on each; write an ISO date with "Z" or an offset, like "2024-01-01T00:00:00Z" or "2024-01-01T09:00:00+09:00" (or a date alone, "2024-01-01", read as UTC), or epoch milliseconds`
+  }
+  const [, year, month, day] = iso
+  const y = Number(year)
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
+  if (day !== undefined && Number(day) > [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][Number(month) - 1]!) {
+    return `${JSON.stringify(start)} names day ${Number(day)} of a month that has fewer (JavaScript would start the clock in the next month); write a day that exists`
+  }
+  return undefined
+}
+
 /**
  * What is wrong with a clock's `start` or `speed` as a user gives them (the library's `clock` option, a scenario's
  * `clock`, a fleet member's scenario): the field and what was wrong and what is allowed, or undefined when both are
@@ -207,6 +231,8 @@ export function clockProblem(clock: { mode?: unknown; start?: unknown; speed?: u
     if (typeof start !== 'number' && typeof start !== 'string') return { path: 'start', expected: `must be ${START_RANGE}` }
     if (Number.isNaN(ms)) return { path: 'start', expected: `${shown(start)} is not a date JavaScript can read; expected ${START_RANGE}` }
     if (!(Math.abs(ms) <= MAX_TIME)) return { path: 'start', expected: `${shown(start)} is out of range; expected ${START_RANGE}` }
+    const local = typeof start === 'string' ? startProblem(start) : undefined
+    if (local) return { path: 'start', expected: local }
   }
   if (speed !== undefined) {
     if (typeof speed !== 'number' || Number.isNaN(speed)) return { path: 'speed', expected: `must be ${SPEED_RANGE}` }

@@ -61,11 +61,15 @@ export const deliveryMatchers = {
           : `expected each event exactly once at client ${JSON.stringify(client)}: ${r.missed.length} missed, ${r.duplicates.length} received more than once.\n${formatDeliveryReport(r)}\n${reproduction(fake)}`,
     }
   },
-  /** The client missed exactly these events (by sequence number, as in `fake.events.events[i].seq`). */
+  /**
+   * The client missed exactly these events (by sequence number, as in `fake.events.events[i].seq`), named in any order:
+   * what was missed is a set (the report lists it in log order), so `[9, 8]` and `[8, 9, 9]` name the same events.
+   */
   toHaveMissedEvents(fake: Dockside, client: string, seqs: number[]) {
     const r = reportOf(fake, client)
     const got = r.missed.map((e) => e.seq)
-    const pass = got.length === seqs.length && got.every((s, i) => s === seqs[i])
+    const wanted = [...new Set(seqs)].sort((a, b) => a - b)
+    const pass = got.length === wanted.length && got.every((s, i) => s === wanted[i])
     return {
       pass,
       message: () => `expected client ${JSON.stringify(client)} ${pass ? 'not ' : ''}to have missed events [${seqs.join(', ')}]; it missed [${got.join(', ')}].\n${formatDeliveryReport(r)}\n${reproduction(fake)}`,

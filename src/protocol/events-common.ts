@@ -174,16 +174,17 @@ export const clientKey = (req: ProtoRequest, q: EventsQuery) => q.client ?? req.
 export function admit(svc: Service, req: ProtoRequest, target: Target, q: EventsQuery): { key: string; response?: ProtoResponse & { body: string }; decisions: readonly FaultDecision[] } {
   const key = svc.deliveries.identify({ client: q.client, filters: q.filter.filters, address: req.remoteAddress })
   const reconnect = svc.deliveries.known(key)
-  svc.deliveries.attempt(key, q.filter.filters, req.signal)
+  const since = replaySince(q)
+  svc.deliveries.attempt(key, q.filter.filters, req.signal, since, q.until)
   const verdict = svc.rateLimit.check('events', clientKey(req, q))
   if (!verdict.allowed) {
-    svc.deliveries.refused(key, 429, verdict.message, verdict.retryAfter, req.signal)
+    svc.deliveries.refused(key, 429, verdict.message, verdict.retryAfter, req.signal, since, q.until)
     return { key, response: refusalResponse(429, verdict.message, verdict.retryAfter), decisions: [] }
   }
   const all = svc.faults.decideAll('events', { route: target.path, client: q.client, filters: q.filter.filters, reconnect })
   const reply = find(all, 'reply')?.action
   if (reply) {
-    svc.deliveries.refused(key, reply.status, reply.message, reply.retryAfter, req.signal)
+    svc.deliveries.refused(key, reply.status, reply.message, reply.retryAfter, req.signal, since, q.until)
     return { key, response: refusalResponse(reply.status, reply.message, reply.retryAfter), decisions: all }
   }
   return { key, decisions: all }

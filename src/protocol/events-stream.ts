@@ -28,7 +28,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected connect latency')
   const gone = sinceGone(svc, q)
   if (gone) {
-    svc.deliveries.refused(key, 410, gone, undefined, req.signal)
+    svc.deliveries.refused(key, 410, gone, undefined, req.signal, replaySince(q), q.until)
     return jsonError(410, gone)
   }
   const stall = find(decisions, 'stall')

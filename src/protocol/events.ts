@@ -38,7 +38,7 @@ async function waitThenAccept(svc: Service, hub: ReturnType<typeof createHub>, r
     const restarts = hub.restarts
     await untilAborted(req.signal, svc.clock.lifetime, restarts)
     if (restarts.aborted && !req.signal.aborted && !svc.clock.lifetime.aborted) {
-      svc.deliveries.refused(key, 503, RESTART_REASON, undefined, req.signal)
+      svc.deliveries.refused(key, 503, RESTART_REASON, undefined, req.signal, replaySince(q), q.until)
       return { kind: 'reject', response: jsonError(503, RESTART_REASON) }
     }
     return { kind: 'reject', response: jsonError(503, 'stalled by an injected fault') }

@@ -1,6 +1,6 @@
 import { NotFoundError } from './errors'
 import { Recent } from './recent'
-import type { EventLog, ServiceEvent } from './events'
+import { msToNano, type EventLog, type ServiceEvent } from './events'
 import { compileFilters, type CompiledFilter, type Filters } from './filters'
 
 /** An event as a delivery report names it. */
@@ -228,11 +228,16 @@ export interface DeliveryTracker {
   known(key: string): boolean
   /**
    * A connect attempt: it holds the key until it is opened or refused, or `signal` aborts first (the attempt was
-   * abandoned: a stall, or the client gave up).
+   * abandoned: a stall, or the client gave up). `since` and `until` are the replay it asks for, as {@link opened}
+   * takes them: owed if it is abandoned before the client ever got in.
    */
-  attempt(key: string, filters: Filters, signal?: AbortSignal): void
-  /** A refused attempt; `signal` names the attempt (else the oldest pending one). */
-  refused(key: string, status: number, reason: string, retryAfter?: number, signal?: AbortSignal): void
+  attempt(key: string, filters: Filters, signal?: AbortSignal, since?: bigint, until?: bigint): void
+  /**
+   * A refused attempt; `signal` names the attempt (else the oldest pending one). `since` and `until` are the replay it
+   * asked for: refused before the client ever got in, it is owed as a first connection's would be (a client that asked
+   * to resume from `since` and never got in never got those events).
+   */
+  refused(key: string, status: number, reason: string, retryAfter?: number, signal?: AbortSignal, since?: bigint, until?: bigint): void
   /**
    * An opened connection; `signal` names the attempt (else the oldest pending one). With `until` (epoch ns), the
    * connection asked for nothing after it: events after `until` are not owed through it, and its close by the server
@@ -395,11 +400,29 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       t.away.backSeq = deps.log.lastSeq
     }
   }
-  /** A refusal or an abandoned attempt: no service. Before the first connection, a stretch away begins. */
-  const unserved = (t: Tracked, now: number) => {
+  /**
+   * Before the client ever got in, the first replay it asked for (a `since`, or an `until` alone) is owed, whether the
+   * attempt that asked was opened, refused or abandoned: a 410 on `GET /events` owes what a 4410 on the websocket does.
+   */
+  const oweFirstReplay = (t: Tracked, since: bigint | undefined, until: bigint | undefined) => {
+    if (t.connections.length === 0 && t.connections.omitted === 0 && t.startNano === undefined) {
+      t.startNano = since
+      t.startUntil = until
+    }
+  }
+  /**
+   * A refusal or an abandoned attempt: no service. Before the first connection, a stretch away begins: owed, unless the
+   * attempt asked for nothing after an `until` already past (a replay only, as `docker events --since --until`), when
+   * nothing after `until` is, as after a first connection that completed at its `until`.
+   */
+  const unserved = (t: Tracked, now: number, since?: bigint, until?: bigint) => {
     start(t, now)
+    oweFirstReplay(t, since, until)
     comeBack(t, now)
-    if (!t.away && t.connected === 0) leave(t, now, false)
+    if (!t.away && t.connected === 0) {
+      if (until !== undefined && until <= msToNano(now) && t.pending === undefined) leave(t, now, true, lastSeqThrough(until))
+      else leave(t, now, false)
+    }
     t.lastEndMs = now
   }
   /** Settles the attempt of `signal` (opened or refused), or else the oldest pending one. */
@@ -504,9 +527,11 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
    */
   /**
    * Whether the client asked for an event, by the filters of the connections it had then: those open when the event
-   * happened, else the last one opened before it (a gap is judged by what the client was subscribed to), else the
-   * first (a `since` replay of earlier events). A named client may reconnect with other filters; its first connection's
-   * did not judge the rest. Events come in log order, so one pass walks the connections along with them.
+   * happened; in a gap, those still open at the last event before it (what the client was subscribed to when service
+   * ended: the last to close, not the last opened, which may have been closed long before), less those the client closed
+   * itself unless it closed them all; before any, the first (a `since` replay of earlier events). A named client may
+   * reconnect with other filters; its first connection's did not judge the rest. Events come in log order, so one pass
+   * walks the connections along with them.
    */
   const wanted = (t: Tracked, connections: Connection[], of: (c: Connection) => CompiledFilter): ((e: ServiceEvent) => boolean) => {
     if (connections.every((c) => c.filters === t.filters)) {
@@ -514,17 +539,33 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       return (e) => only.matches(e)
     }
     let last = 0
+    /** Whether a connection closed at `endSeq` was still open when service ended, and was asked (`goodbye`) or not. */
+    const endedWith = (e: ServiceEvent, endSeq: number, goodbye: boolean) => {
+      let found = false
+      for (let i = 0; i <= last; i++) {
+        const c = connections[i]
+        if (c.closeSeq !== endSeq || (c.closedBy === 'client' && c.code !== 1006) !== goodbye) continue
+        found = true
+        if (of(c).matches(e)) return true
+      }
+      return found ? false : undefined
+    }
     return (e) => {
       while (last + 1 < connections.length && connections[last + 1].openSeq < e.seq) last++
       let any = false
+      // The last close before the event, of the connections opened before it.
+      let endSeq = -1
       for (let i = 0; i <= last; i++) {
         const c = connections[i]
-        if (c.openSeq < e.seq && (c.closeSeq === undefined || c.closeSeq >= e.seq)) {
+        if (c.openSeq >= e.seq) continue
+        if (c.closeSeq === undefined || c.closeSeq >= e.seq) {
           any = true
           if (of(c).matches(e)) return true
-        }
+        } else if (c.closeSeq > endSeq) endSeq = c.closeSeq
       }
-      return !any && of(connections[last]).matches(e)
+      if (any) return false
+      if (endSeq < 0) return of(connections[0]).matches(e)
+      return endedWith(e, endSeq, false) ?? endedWith(e, endSeq, true) ?? false
     }
   }
 
@@ -640,7 +681,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       }
     },
     known: (key) => tracked.has(key),
-    attempt(key, filters, signal) {
+    attempt(key, filters, signal, since, until) {
       let t = tracked.get(key)
       if (!t) {
         t = new Tracked(key, arrivals++, filters, limits)
@@ -657,7 +698,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const onAbort = () => {
         drop(tt, signal)
         // Never answered (a stall), or the client gave up first: the client got no service, as after a refusal.
-        unserved(tt, deps.now())
+        unserved(tt, deps.now(), since, until)
         if (!busy(tt)) touch(tt)
         note(tt, 'abandoned', 'the attempt ended before the handshake was answered')
       }
@@ -665,12 +706,12 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       signal.addEventListener('abort', onAbort, { once: true })
       ;(t.pending ??= new Map()).set(signal, () => signal.removeEventListener('abort', onAbort))
     },
-    refused(key, status, reason, retryAfter, signal) {
+    refused(key, status, reason, retryAfter, signal, since, until) {
       const t = get(key)
       const now = deps.now()
       settle(t, signal)
       ;(t.refusals ??= new Recent(limits.refusals)).push({ at: iso(now), status, retryAfter, reason })
-      unserved(t, now)
+      unserved(t, now, since, until)
       if (!busy(t)) touch(t)
       note(t, 'refused', `${status}${retryAfter !== undefined ? ` retry-after ${retryAfter}s` : ''}: ${reason}`)
     },
@@ -681,10 +722,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       // Owed: what happens from now on, plus what `since` asks to replay (up to `until`).
       start(t, now, since, until)
       // Refused (or left unanswered) before it ever got in: its first connection's `since` replay is owed all the same.
-      if (t.connections.length === 0 && t.connections.omitted === 0 && t.startNano === undefined) {
-        t.startNano = since
-        t.startUntil = until
-      }
+      oweFirstReplay(t, since, until)
       // Stryker disable next-line CallExpression: attempt (always called first, by admit) already set the return point
       comeBack(t, now)
       const c: Connection = { socket, via, openMs: now, openSeq: deps.log.lastSeq, since: since?.toString(), sinceNano: since, untilNano: until, sent: 0, away: t.away, filters: filters ?? t.filters, owner: t }
@@ -737,9 +775,10 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       t.connected--
       t.lastEndMs = now
       // Only a close the client asked for ends what it is owed: its own close frame (1006 from the client did not say
-      // goodbye), or the server's complete close once the clock reached the `until` it asked for. An attempt already
-      // under way means it is not away by choice.
-      const completed = by === 'server' && code === 1000 && c.untilNano !== undefined && now >= Number(c.untilNano / 1_000_000n)
+      // goodbye), or the server's complete close once the clock reached the `until` it asked for, or any end once the
+      // clock is past that `until` (a replay only, ended by a 4410 or a fault: nothing after `until` was asked for). An
+      // attempt already under way means it is not away by choice.
+      const completed = c.untilNano !== undefined && (by === 'server' && code === 1000 ? now >= Number(c.untilNano / 1_000_000n) : c.untilNano <= msToNano(now))
       const asked = (by === 'client' && code !== 1006) || completed
       // A stream that completed at its `until` served the client up to `until`, not up to its close: events stamped
       // between (a mid-millisecond `until` completes at the next millisecond) were never asked for, and are not owed.

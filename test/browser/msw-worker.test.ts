@@ -119,7 +119,7 @@ describe.skipIf(skip)('a page runs a fake behind MSW (headless Chromium, service
       await feed.closed
       return { frames: feed.seen.frames.map((f) => [f.Action, f.id === web.id]), events: feed.seen.events }
     })
-    expect(frames).toEqual({ frames: [['stop', true]], events: ['open', 'message', 'close 1000'] })
+    expect(frames).toEqual({ frames: [['stop', true]], events: ['open', 'message', 'close 1005'] })
   })
 
   it("a push streams its progress to the page's fetch through the service worker, line by line as the clock moves", async () => {

@@ -127,6 +127,30 @@ function failConnection(socket: PageSocket | undefined, client: { close(code?: n
   client.close(1006, '')
 }
 
+/**
+ * The arguments of a WebSocket's close() as the socket it stands in for converts and checks them, throwing what that
+ * socket throws: a code other than 1000 or 3000-4999 (InvalidAccessError), a reason over 123 UTF-8 bytes
+ * (SyntaxError). MSW's socket passed `'4000'` and `4000.5` on as codes and sent any reason.
+ */
+function closeArguments(code: unknown, reason: unknown): { code: number | undefined; reason: string } {
+  let c: number | undefined
+  // Chromium reads close(undefined, reason) as code 0; undici as no code.
+  if (code !== undefined || (reason !== undefined && !IN_NODE)) {
+    const x = Math.min(Math.max(Number(code) || 0, 0), 65535)
+    const floor = Math.floor(x)
+    // Clamped, then undici keeps an even floor and takes the ceiling of an odd one; Chromium keeps the floor.
+    c = IN_NODE && floor % 2 === 1 ? Math.ceil(x) : floor
+    if (c !== 1000 && (c < 3000 || c > 4999)) throw new DOMException(`The close code must be either 1000, or between 3000 and 4999. ${c} is neither.`, 'InvalidAccessError')
+  }
+  const r = reason === undefined ? '' : (`${reason as string}` as string & { toWellFormed(): string }).toWellFormed()
+  const bytes = new TextEncoder().encode(r).byteLength
+  if (bytes > 123) throw new DOMException(`The close reason must not be greater than 123 UTF-8 bytes; it has ${bytes}.`, 'SyntaxError')
+  return { code: c, reason: r }
+}
+
+/** Under msw/node the page's socket stands in for Node's own (undici's); in a page, for the browser's (Chromium's). */
+const IN_NODE = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string'
+
 type RunArgs = Parameters<WebSocketHandler['run']>
 
 /**
@@ -209,14 +233,38 @@ export function docksideHandlers(fake: Dockside, options: DocksideHandlersOption
       const size = typeof data === 'string' ? new TextEncoder().encode(data).byteLength : data instanceof Blob ? data.size : data.byteLength
       if (size > EVENTS_MAX_MESSAGE) session?.tooBig()
     })
-    // A browser's close() before the handshake completes fails the connection (1006), whatever code it passes.
     if (socket) {
-      const close = socket.close
+      // close() and send() as a browser's (and undici's): MSW's take any code, close with 1000 when given none, and
+      // close the socket on a send() before `open`.
       socket.close = function (this: PageSocket, code?: number, reason?: string) {
-        if (this.readyState !== 0) return close.call(this, code, reason)
-        if (code !== undefined && code !== 1000 && (code < 3000 || code > 4999)) throw new DOMException(`The close code must be either 1000, or between 3000 and 4999. ${code} is neither.`, 'InvalidAccessError')
-        fail()
+        const closing = closeArguments(code, reason)
+        if (this.readyState === 0) return fail()
+        if (this.readyState !== 1) return
+        // No code and no reason: an empty close frame, which both ends report as 1005.
+        client.close(closing.code ?? (closing.reason ? 1000 : 1005), closing.reason)
       }
+      const send = socket.send
+      socket.send = function (this: PageSocket, data: Parameters<WebSocket['send']>[0]) {
+        if (this.readyState === 0) throw new DOMException("Failed to execute 'send' on 'WebSocket': Still in CONNECTING state.", 'InvalidStateError')
+        return send.call(this, data)
+      }
+      // A frame's MessageEvent names the socket's origin, as a browser's and undici's do; MSW's gave its whole URL.
+      const origin = new URL(socket.url).origin
+      const dispatch = socket.dispatchEvent
+      socket.dispatchEvent = function (this: PageSocket, event: Event) {
+        if (event.type === 'message') Object.defineProperty(event, 'origin', { value: origin })
+        return dispatch.call(this, event)
+      }
+      // An unknown binaryType is ignored, as the WebIDL enum setter does (undici's sets 'blob'); MSW's kept any value.
+      let binaryType = socket.binaryType
+      Object.defineProperty(socket, 'binaryType', {
+        get: () => binaryType,
+        set: (value: unknown) => {
+          if (value === 'blob' || value === 'arraybuffer') binaryType = value
+          else if (IN_NODE) binaryType = 'blob'
+        },
+        configurable: true,
+      })
     }
 
     const url = new URL(connection.client.url)

@@ -215,7 +215,12 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
 
   deliver(e: ServiceEvent) {
     if (this.closed) return
-    this.sink.send(e.frame(this.format))
+    if (this.sink.send(e.frame(this.format)) === false) {
+      // The client said goodbye before this event: neither delivered nor owed.
+      const bye = this.sink.goodbye?.()
+      if (bye) this.clientClosed(bye.code, bye.reason, e.seq - 1)
+      return
+    }
     this.sent++
     this.svc.deliveries.sentOn(this.tracked!, e)
     const ending = this.ending
@@ -277,12 +282,13 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
     else this.sink.close(code, clampCloseReason(wire))
   }
 
-  clientClosed(code: number, reason: string) {
+  /** `beforeSeq`: the last event of the log the connection lived through (else the log's last). */
+  clientClosed(code: number, reason: string, beforeSeq?: number) {
     if (this.closed) return
     this.cleanup()
     const svc = this.svc
     svc.journal.record('ws.close', { socket: this.id, client: this.key, by: 'client', code, reason, sent: this.sent, openFor: svc.clock.now() - this.openedAt })
-    svc.deliveries.closed(this.key, this.id, 'client', code, reason)
+    svc.deliveries.closed(this.key, this.id, 'client', code, reason, beforeSeq)
   }
 
   tooBig() {

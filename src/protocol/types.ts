@@ -33,7 +33,13 @@ export interface ProtoResponse {
 
 /** What a transport gives the protocol for an accepted websocket. */
 export interface SocketSink {
-  send(text: string): void
+  /** Writes a text frame; `false`: nothing was written (the socket is closing), and the frame is not counted. */
+  send(text: string): boolean | void
+  /**
+   * The client's close frame, when the transport has read one but not yet reported the connection's end (the server
+   * hears the end at the TCP close): asked when a send finds the socket closing.
+   */
+  goodbye?(): { code: number; reason: string } | undefined
   /** A clean close with a close frame. */
   close(code: number, reason: string): void
   /** An abrupt end with no close frame: the client sees 1006. */

@@ -250,7 +250,8 @@ export interface DeliveryTracker {
    * client and the connection up (this runs once per event per subscriber).
    */
   sentOn(connection: OpenedConnection, event: ServiceEvent): void
-  closed(key: string, socket: number, by: 'server' | 'client' | 'drop', code: number, reason: string): void
+  /** A connection's end; `atSeq`: the last event of the log it lived through (else the log's last). */
+  closed(key: string, socket: number, by: 'server' | 'client' | 'drop', code: number, reason: string, atSeq?: number): void
   /** Client keys, in the order they first came. */
   clients(): string[]
   /** The report of one client (its id or key). */
@@ -753,7 +754,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       record(c.owner, event)
       if (c.closeMs === undefined) c.sent++
     },
-    closed(key, socket, by, code, reason) {
+    closed(key, socket, by, code, reason, atSeq) {
       const t = tracked.get(key)
       const c = t && openOf(t, socket)
       if (!t || !c) return
@@ -768,7 +769,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const now = deps.now()
       // Field by field: no object for Object.assign to copy from (this runs at every close).
       c.closeMs = now
-      c.closeSeq = deps.log.lastSeq
+      c.closeSeq = atSeq ?? deps.log.lastSeq
       c.closedBy = by
       c.code = code
       c.reason = reason
@@ -782,7 +783,7 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
       const asked = (by === 'client' && code !== 1006) || completed
       // A stream that completed at its `until` served the client up to `until`, not up to its close: events stamped
       // between (a mid-millisecond `until` completes at the next millisecond) were never asked for, and are not owed.
-      if (t.connected === 0) leave(t, now, asked && t.pending === undefined, completed ? lastSeqThrough(c.untilNano!) : undefined)
+      if (t.connected === 0) leave(t, now, asked && t.pending === undefined, completed ? lastSeqThrough(c.untilNano!) : atSeq)
       if (!busy(t)) touch(t)
       note(t, by === 'drop' ? 'drop' : 'close', `socket ${socket} ${by === 'drop' ? 'dropped (no close frame, 1006)' : `closed by ${by} ${code}${reason ? ` "${reason}"` : ''}`}`)
     },

@@ -112,7 +112,8 @@ class WsSink implements SocketSink {
   ) {}
   send(text: string) {
     const ws = this.ws
-    if (ws.readyState !== ws.OPEN) return
+    // CLOSING: ws writes nothing more (see goodbye()).
+    if (ws.readyState !== ws.OPEN) return false
     const socket = this.socket
     if (!this.#corked) {
       this.#corked = true
@@ -125,6 +126,14 @@ class WsSink implements SocketSink {
     }
     ws.send(encodeOnce(text), TEXT_FRAME)
     if (socket.writableLength >= COALESCE_BYTES) this.release()
+  }
+  /**
+   * The client's close frame, once ws has read it: ws's 'close' waits for the TCP end, and has no event for the frame
+   * (these are its own fields), so the protocol asks when a send finds the socket closing.
+   */
+  goodbye() {
+    const ws = this.ws as unknown as { _closeFrameReceived?: boolean; _closeCode?: number; _closeMessage?: Buffer }
+    return ws._closeFrameReceived ? { code: ws._closeCode ?? 1005, reason: ws._closeMessage?.toString() ?? '' } : undefined
   }
   /** Writes what was corked in this turn. */
   release() {

@@ -113,8 +113,11 @@ export function createRateLimiter(deps: { now: () => number; journal: Journal; c
     check(route, client) {
       const now = deps.now()
       // Tokens are taken only once every rule allows the request: a request one rule refused used the others' tokens,
-      // so a retry at its Retry-After met another rule's 429.
+      // so a retry at its Retry-After met another rule's 429. Refused by several, the answer is the longest wait: a
+      // client that waits what Retry-After says then passes them all.
       const taken: [key: string, tat: number, rule: number][] = []
+      let refusedBy = -1
+      let refusedUntil = now
       for (let i = 0; i < rules.length; i++) {
         const r = rules[i]
         if ((r.route ?? '*') !== '*' && r.route !== route) continue
@@ -124,12 +127,18 @@ export function createRateLimiter(deps: { now: () => number; journal: Journal; c
         const tat = Math.max(buckets.get(key) ?? now, now)
         const allowedAt = tat - tolerance
         if (now < allowedAt) {
-          const retryAfterMs = allowedAt - now
-          const retryAfter = Math.ceil(retryAfterMs / 1000 - 1e-9)
-          deps.journal.record('ratelimit', { route, client, rule: i, allowed: false, retryAfterMs })
-          return { allowed: false, rule: i, retryAfterMs, retryAfter, message: r.message ?? `too many requests: ${r.limit} per ${r.window}${(r.per ?? 'client') === 'client' ? ' per client' : ''} on ${route}; retry in ${retryAfter}s` }
-        }
-        taken.push([key, tat + interval, i])
+          if (allowedAt > refusedUntil) {
+            refusedBy = i
+            refusedUntil = allowedAt
+          }
+        } else taken.push([key, tat + interval, i])
+      }
+      if (refusedBy >= 0) {
+        const r = rules[refusedBy]
+        const retryAfterMs = refusedUntil - now
+        const retryAfter = Math.ceil(retryAfterMs / 1000 - 1e-9)
+        deps.journal.record('ratelimit', { route, client, rule: refusedBy, allowed: false, retryAfterMs })
+        return { allowed: false, rule: refusedBy, retryAfterMs, retryAfter, message: r.message ?? `too many requests: ${r.limit} per ${r.window}${(r.per ?? 'client') === 'client' ? ' per client' : ''} on ${route}; retry in ${retryAfter}s` }
       }
       for (const [key, tat, i] of taken) {
         buckets.set(key, tat)

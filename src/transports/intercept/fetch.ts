@@ -88,14 +88,17 @@ function headersOf(raw: DispatchOptions['headers']): Record<string, string | und
  * A request body as bytes. Leaving early (a body over the limit) stops reading, as a server does, without waiting for
  * the body's source to wind down: undici's generator over a fetch body stream never settles a `return()`.
  */
-function bytesOf(body: NonNullable<DispatchOptions['body']>): AsyncIterable<Uint8Array> {
+function bytesOf(body: NonNullable<DispatchOptions['body']>, signal: AbortSignal): AsyncIterator<Uint8Array> {
   if (typeof body === 'string') return toAsync([Buffer.from(body)])
   if (body instanceof Uint8Array) return toAsync([body])
   const source = body as AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>
-  const it = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : toAsync(source)[Symbol.asyncIterator]()
+  const it = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : toAsync(source)
   const iterator: AsyncIterator<Uint8Array> = {
     next: async () => {
       const r = await it.next()
+      // A client that went away mid-body (its source failed, an abort) ends undici's generator as if done: the
+      // server's request errors then (node's `aborted`, ECONNRESET), rather than reading a cut-off body as whole.
+      if (signal.aborted) throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' })
       return r.done ? { done: true, value: undefined } : { done: false, value: typeof r.value === 'string' ? Buffer.from(r.value) : r.value }
     },
     return: async () => {
@@ -103,12 +106,31 @@ function bytesOf(body: NonNullable<DispatchOptions['body']>): AsyncIterable<Uint
       return { done: true, value: undefined }
     },
   }
-  return { [Symbol.asyncIterator]: () => iterator }
+  return iterator
 }
 
 async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
   yield* items
 }
+
+/** An iterator as an iterable, with `first` (already read) put back in front. */
+function iterableOf(first: Uint8Array | undefined, rest: AsyncIterator<Uint8Array>): AsyncIterable<Uint8Array> {
+  let head = first
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        if (head === undefined) return rest.next()
+        const value = head
+        head = undefined
+        return Promise.resolve({ done: false, value })
+      },
+      return: () => rest.return?.() ?? Promise.resolve({ done: true, value: undefined }),
+    }),
+  }
+}
+
+/** The methods undici sends `content-length: 0` for when their streamed body turns out empty (its `expectsPayload`). */
+const PAYLOAD_METHODS = new Set(['PUT', 'POST', 'PATCH', 'QUERY', 'PROPFIND', 'PROPPATCH'])
 
 /** Per hooked region, what every request to it shares: its Host header and the address it serves. */
 const addresses = new WeakMap<HookedRegion, { host: string; served: Served }>()
@@ -143,22 +165,31 @@ class SocketError extends Error {
 }
 const socketClosed = () => new SocketError('other side closed')
 
-/** The request as the protocol sees it: the headers undici would have written on a socket, `host` included. */
-function toProtoRequest(region: HookedRegion, options: DispatchOptions, signal: AbortSignal): ProtoRequest {
+/**
+ * The request as the protocol sees it: the headers undici would have written on a socket, `host` included. `streamed`
+ * is a streamed body's first chunk (undefined: it was empty) and the rest of it, read by serve().
+ */
+function toProtoRequest(region: HookedRegion, options: DispatchOptions, signal: AbortSignal, streamed?: { first: Uint8Array | undefined; rest: AsyncIterator<Uint8Array> }): ProtoRequest {
   const headers = headersOf(options.headers)
   const method = options.method.toUpperCase()
   const address = addressOf(region)
   headers.host ??= address.host
   // undici closes the connection after a HEAD and keeps it alive otherwise.
   headers.connection ??= method === 'HEAD' ? 'close' : 'keep-alive'
+  // A streamed body of no stated length goes chunked, or with `content-length: 0` when it is empty (undici's framing).
+  if (streamed && headers['content-length'] === undefined) {
+    if (streamed.first !== undefined) headers['transfer-encoding'] = 'chunked'
+    else if (PAYLOAD_METHODS.has(method)) headers['content-length'] = '0'
+  }
   let text: Promise<string> | undefined
   const body = options.body
+  const chunks = () => (streamed ? iterableOf(streamed.first, streamed.rest) : { [Symbol.asyncIterator]: () => bytesOf(body!, signal) })
   return {
     method,
     url: options.path,
     headers,
     signal,
-    body: (max) => (text ??= body == null ? Promise.resolve('') : readCappedText(bytesOf(body), max)),
+    body: (max) => (text ??= body == null ? Promise.resolve('') : readCappedText(chunks(), max)),
     remoteAddress: 'in-process',
     served: address.served,
   }
@@ -234,16 +265,30 @@ function serve(region: HookedRegion, options: DispatchOptions, handler: Dispatch
   // A method node:http's parser refuses (`patch`: fetch upper-cases only the six standard ones) is answered as the
   // server answers it, before any route: the fake never sees it.
   if (!PARSED.has(options.method)) return refuse(options.method)
-  const proto = toProtoRequest(region, options, controller.signal)
-  // A route the fake serves, or one an override covers (a stub for a Docker route the fake lacks).
-  const served = region.routes.http(proto.method, proto.url) || region.protocol.overrides.covers(proto.method, proto.url, proto.headers)
-  const answer = served
-    ? region.protocol.handle(proto)
-    : region.unhandled(proto.method, `${region.origin}${proto.url}`, () => region.protocol.handle(proto))
-  answer.then(
-    (res) => respond(res),
+  // The answer is built on `proto`, set once the request has started.
+  let proto: ProtoRequest
+  const body = options.body
+  // undici writes the request (its head included) with a streamed body's first chunk: the fake sees it only then, and
+  // never when the body fails before it (fetch rejects with that failure, as against the server).
+  if (body == null || typeof body === 'string' || body instanceof Uint8Array) return start(toProtoRequest(region, options, controller.signal))
+  const rest = bytesOf(body, controller.signal)
+  rest.next().then(
+    (first) => finished || start(toProtoRequest(region, options, controller.signal, { first: first.done ? undefined : first.value, rest })),
     (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
   )
+
+  function start(request: ProtoRequest) {
+    proto = request
+    // A route the fake serves, or one an override covers (a stub for a Docker route the fake lacks).
+    const served = region.routes.http(proto.method, proto.url) || region.protocol.overrides.covers(proto.method, proto.url, proto.headers)
+    const answer = served
+      ? region.protocol.handle(proto)
+      : region.unhandled(proto.method, `${region.origin}${proto.url}`, () => region.protocol.handle(proto))
+    answer.then(
+      (res) => respond(res),
+      (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
+    )
+  }
 
   function refuse(method: string) {
     const answer = invalidMethodAnswer(method, METHODS)

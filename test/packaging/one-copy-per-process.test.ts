@@ -71,11 +71,12 @@ const { setupServer } = await import('msw/node')
 const { http, HttpResponse } = await import('msw')
 const server = setupServer(http.get('https://other.test/x', () => HttpResponse.text('msw')))
 server.listen({ onUnhandledRequest: 'bypass' })
-for (let i = 0; i < 2; i++) console.log(await createDockside({ seed: 1 }).intercept().then(() => 'hooked', (e) => e.message.slice(0, 64)))
+for (let i = 0; i < 2; i++) console.log(await createDockside({ seed: 1 }).intercept().then(() => 'hooked', (e) => e.message.slice(0, 64) + ' / bundled named: ' + e.message.includes('used because require() cannot load') + ', dedupe advised: ' + e.message.includes('npm dedupe')))
 console.log(await get('https://other.test/x'))
 server.close()
 `)
-  expect(lines).toEqual(Array(2).fill('dockside: another copy of @mswjs/interceptors (the library under').concat(['200 msw']))
+  // The second copy is dockside's own bundle: the message says so, and does not advise a dedupe that cannot merge it.
+  expect(lines).toEqual(Array(2).fill('dockside: another copy of @mswjs/interceptors (the library under / bundled named: true, dedupe advised: false').concat(['200 msw']))
 }, 30_000)
 
 it("beside MSW's setupServer (one copy of the interceptors, both patching fetch), intercept() refuses naming the way that works", async () => {

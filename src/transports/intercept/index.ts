@@ -8,7 +8,7 @@ import { hookHttp } from './http'
 import { httpOrigins, makeUnhandled, serviceOrigins, wsOrigins, type HookedRegion, type OnUnhandled } from './registry'
 import { routeMatcher } from './routes'
 import { InProcessWebSocket, setPassThrough } from './websocket'
-import { loadNock, type Nock } from './nock-loader'
+import { loadNock, usingBundledNock, type Nock } from './nock-loader'
 import { activeSocketInterceptor, refuseTwoCopies } from './interceptor-copies'
 
 export { InProcessWebSocket, type Handshake } from './websocket'
@@ -136,7 +136,7 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
   const activated = fresh || !nock.isActive()
   if (!nock.isActive()) nock.activate()
   loadedNock = nock
-  refuseTwoCopies(nock, before, activated)
+  refuseTwoCopies(nock, before, activated, usingBundledNock())
 
   const undo: (() => void)[] = []
   const hooked: HookedRegion[] = []

@@ -20,21 +20,28 @@ export function activeSocketInterceptor(): InterceptorEntry | undefined {
   return entry?.readyState === 'ACTIVE' ? entry : undefined
 }
 
-export const TWO_COPIES =
+const TWO_COPIES =
   'dockside: another copy of @mswjs/interceptors (the library under MSW and nock) is active in this process, a different ' +
   "one from the copy under dockside's nock. Two copies each patch node:net and pass every request between them forever, " +
-  'so intercept() refuses to hook. Make them one copy: `npm ls @mswjs/interceptors` lists them; `npm dedupe`, or line ' +
-  "up msw's and nock's versions (package.json `overrides`). See docs/in-process.md."
+  'so intercept() refuses to hook. '
+const DEDUPE =
+  "Make them one copy: `npm ls @mswjs/interceptors` lists them; `npm dedupe`, or line up msw's and nock's versions " +
+  '(package.json `overrides`). See docs/in-process.md.'
+/** When dockside's CommonJS build runs its own bundled nock, the second copy is dockside's: no dedupe can merge it. */
+const BUNDLED =
+  "The copy under dockside's nock is the one bundled into dockside's CommonJS build, used because require() cannot load " +
+  "nock's ES modules here (Node older than 22.12, or jest's module system). Load dockside with import, or run Node " +
+  '22.12 or newer, so that it shares the process\'s nock. See docs/in-process.md.'
 
 /** The class of the socket interceptor under dockside's nock, once seen. */
 let own: unknown
 
 /**
- * Throws {@link TWO_COPIES} when nock's interceptors are active beside another copy's. `before` was active before this
+ * Throws, naming the fix, when nock's interceptors are active beside another copy's. `before` was active before this
  * install loaded or activated nock (`activated`); then nock's own patches come out again and the other copy keeps
  * the registry, so that the next install sees it too.
  */
-export function refuseTwoCopies(nock: Nock, before: InterceptorEntry | undefined, activated: boolean): void {
+export function refuseTwoCopies(nock: Nock, before: InterceptorEntry | undefined, activated: boolean, bundled: boolean): void {
   const now = activeSocketInterceptor()
   if (activated && now) own = now.constructor
   const foreign = activated ? before !== undefined && now !== undefined && before.constructor !== now.constructor : own !== undefined && now !== undefined && now.constructor !== own
@@ -43,5 +50,5 @@ export function refuseTwoCopies(nock: Nock, before: InterceptorEntry | undefined
     nock.restore()
     registry()?.set(SOCKET_INTERCEPTOR, before)
   }
-  throw new Error(TWO_COPIES)
+  throw new Error(TWO_COPIES + (bundled ? BUNDLED : DEDUPE))
 }

@@ -13,5 +13,10 @@ export async function loadNock(): Promise<Nock> {
     // ERR_REQUIRE_ESM, or jest's "Cannot use import statement outside a module": the bundled copy below.
   }
   if (typeof own?.default === 'function') return own.default
+  bundled = true
   return (await import('./nock-bundled')).default
 }
+
+let bundled = false
+/** Whether the copy of nock in use is the one bundled into this build (require() could not load the process's own). */
+export const usingBundledNock = (): boolean => bundled

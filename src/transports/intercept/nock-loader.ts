@@ -9,3 +9,6 @@ export type Nock = typeof nockType
 export async function loadNock(): Promise<Nock> {
   return (await import('nock')).default
 }
+
+/** Whether the copy of nock in use is the one bundled into dockside's CommonJS build (never, in this build). */
+export const usingBundledNock = (): boolean => false

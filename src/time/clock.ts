@@ -197,22 +197,27 @@ const shown = (value: unknown) => (typeof value === 'string' ? JSON.stringify(va
 /** An ISO date Date.parse reads the same everywhere: a date alone (UTC), or a date and time with "Z" or an offset. */
 const ISO_START = /^([+-]\d{6}|\d{4})(?:-(\d\d)(?:-(\d\d))?)?(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d))?$/
 
+/** A date string that names its zone at the end (`Z`, `GMT`, `UTC`, `+09:00`, `+0900`): read the same everywhere. */
+const ZONED = /(?:[zZ]|\b(?:GMT|UTC)|[+-]\d\d:?\d\d)$/
+
 /**
  * Why a readable `clock.start` string would not give the same clock on every machine, or the day it names: Date.parse
- * reads a time without "Z" or an offset ("2024-01-01T00:00:00") and any non-ISO form ("Jan 1 2024") in the machine's
- * own time zone (a seeded scenario ran hours apart from one CI host to the next), and rolls a day past its month's
- * end ("2024-02-30") into the next month.
+ * reads a time without a zone ("2024-01-01T00:00:00", "Jan 1 2024") in the machine's own time zone (a seeded scenario
+ * ran hours apart from one CI host to the next), and rolls a day past its month's end ("2024-02-30") into the next
+ * month. An ISO date alone is UTC; other forms that name their zone ("Mon, 01 Jan 2024 00:00:00 GMT") are taken.
  */
 function startProblem(start: string): string | undefined {
-  const iso = ISO_START.exec(start.trim())
-  if (!iso) {
-    const local = /^[+-]?\d{4,6}-\d\d-\d\dT[\d:.]+$/.test(start.trim())
-    return `${JSON.stringify(start)} is ${local ? 'a time without a time zone' : 'not an ISO date'}, which JavaScript reads in the time zone of the machine it runs on, so the clock would start at another time on each; write an ISO date with "Z" or an offset, like "2024-01-01T00:00:00Z" or "2024-01-01T09:00:00+09:00" (or a date alone, "2024-01-01", read as UTC), or epoch milliseconds`
+  const text = start.trim()
+  if (!ISO_START.test(text) && !ZONED.test(text)) {
+    const local = /^[+-]?\d{4,6}-\d\d-\d\d[Tt ][\d:.]+$/.test(text)
+    return `${JSON.stringify(start)} is ${local ? 'a time without a time zone' : 'a date without a time zone'}, which JavaScript reads in the time zone of the machine it runs on, so the clock would start at another time on each; write an ISO date with "Z" or an offset, like "2024-01-01T00:00:00Z" or "2024-01-01T09:00:00+09:00" (or a date alone, "2024-01-01", read as UTC), or epoch milliseconds`
   }
-  const [, year, month, day] = iso
+  const ymd = /^([+-]\d{6}|\d{4})-(\d\d)-(\d\d)/.exec(text)
+  if (!ymd) return undefined
+  const [, year, month, day] = ymd
   const y = Number(year)
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
-  if (day !== undefined && Number(day) > [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][Number(month) - 1]!) {
+  if (Number(day) > [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][Number(month) - 1]!) {
     return `${JSON.stringify(start)} names day ${Number(day)} of a month that has fewer (JavaScript would start the clock in the next month); write a day that exists`
   }
   return undefined

@@ -21,7 +21,7 @@ const zoneless = 'which JavaScript reads in the time zone of the machine it runs
 
 it.each([
   ['2024-01-01T00:00:00', `"2024-01-01T00:00:00" is a time without a time zone, ${zoneless}`],
-  ['Jan 1 2024', `"Jan 1 2024" is not an ISO date, ${zoneless}`],
+  ['Jan 1 2024', `"Jan 1 2024" is a date without a time zone, ${zoneless}`],
   ['2024-02-30', '"2024-02-30" names day 30 of a month that has fewer (JavaScript would start the clock in the next month); write a day that exists'],
   ['2023-02-29T12:00:00Z', '"2023-02-29T12:00:00Z" names day 29 of a month that has fewer (JavaScript would start the clock in the next month); write a day that exists'],
 ])('dockside validate refuses clock.start %j in every time zone, naming it (exit 2)', async (start, expected) => {
@@ -38,6 +38,11 @@ it.each([
   ['2024-02-29T23:59:59.5Z', Date.UTC(2024, 1, 29, 23, 59, 59, 500)],
   ['2024-01-01T09:00:00+09:00', Date.UTC(2024, 0, 1)],
   ['+275760-09-13T00:00:00.000Z', 8.64e15],
+  // Not ISO, but naming their zone: the same instant on every machine.
+  ['2024-01-01 00:00:00Z', Date.UTC(2024, 0, 1)],
+  ['2024-01-01T09:00:00.000+0900', Date.UTC(2024, 0, 1)],
+  ['Mon, 01 Jan 2024 00:00:00 GMT', Date.UTC(2024, 0, 1)],
+  ['2024-01-01t00:00:00z', Date.UTC(2024, 0, 1)],
 ])('clock.start %j (one instant everywhere) is taken as before', (start, ms) => {
   const fake = createDockside({ scenario: { clock: { mode: 'virtual', start } } })
   expect(fake.clock.now()).toBe(ms)

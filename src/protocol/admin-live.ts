@@ -191,6 +191,9 @@ function snapshot(svc: Service, host: ProtocolHost, hub: SocketHub, captions: re
   }
 }
 
+/** The feed's subscription to the event log: every event, matched against the feed's own filter as it arrives. */
+const everyEvent = compileFilters(parseFilters(undefined))
+
 /** The feeds that wait for the page's acknowledgement (`?ack=1`), by id, per fake (its hub outlives a reset). */
 const ackFeeds = new WeakMap<SocketHub, Map<string, (seq: number) => string | undefined>>()
 /** Feeds opened per fake (by its hub), as socket ids are counted: `live-1` is a fake's first, whatever ran before it. */
@@ -200,8 +203,10 @@ const feedCounts = new WeakMap<SocketHub, number>()
  * `GET /_dockside/live`: a text/event-stream of `state` (the snapshot above, whenever something changed) and `events`
  * (new events matching `filters`, the same syntax as `/events/ws`, as the websocket's frames). Changes are coalesced:
  * at most one snapshot per `host.pace()` (100 ms on a real host), plus one a second while nothing happens (the
- * clock and the rate limiter's buckets move on their own). Snapshots are made when the transport takes the next
- * chunk (it waits for the client to read): a slow reader skips the states in between, never queues them.
+ * clock and the rate limiter's buckets move on their own). Every event wakes it, whatever `filters` lets through, and
+ * what changes with no event, journal entry or push (see `unwatched`) is looked at every pace. Snapshots are made when
+ * the transport takes the next chunk (it waits for the client to read): a slow reader skips the states in between,
+ * never queues them.
  *
  * With `?ack=1` (the dashboard) each state carries `feed` and `seq`, and the next is sent only once the reader has
  * acknowledged the last (`POST /_dockside/live/ack`): over a slow link, a proxy or a tunnel (whose buffers hide a
@@ -251,11 +256,12 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
       poke()
     }),
     // One array push per matching event: the frame string is the one every websocket subscriber shares. A reader that
-    // does not keep up holds the last LIVE_BACKLOG, not every event since it fell behind.
+    // does not keep up holds the last LIVE_BACKLOG, not every event since it fell behind. Every event wakes the feed,
+    // whatever its filter: the containers and their timeline changed even when the event list did not.
     svc.log.subscribe({
-      filter,
+      filter: everyEvent,
       deliver: (e) => {
-        if (pending.push(e.frame(format)) > LIVE_BACKLOG) {
+        if (filter.matches(e) && pending.push(e.frame(format)) > LIVE_BACKLOG) {
           pending.shift()
           skipped++
         }
@@ -277,6 +283,26 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
   }
   const waitingForAck = () => feed !== undefined && acked < seq
   const ended = () => req.signal.aborted || svc.clock.lifetime.aborted
+  // What the state shows that changes with no event, journal entry or push to wake the feed: a clock moved by code (a
+  // test's `fake.clock.advance()`; a running real or auto clock the page moves on itself), the open connections (a
+  // `GET /events` stream that ends; each is a subscriber of the log), the containers (a stopped one removed through its
+  // handle) and the fault plan (a rule removed through its handle). Looked at every pace while idle, so the page shows
+  // it then, not at the idle second.
+  const unwatched = () => {
+    const c = svc.clock
+    let key = `${c.mode === 'virtual' || c.paused ? c.now() : ''}|${svc.log.subscriberCount}|${svc.containers.list().length}`
+    for (const f of svc.faults.list()) key += `|${f.id}:${f.fired}:${f.matched}:${f.limit}`
+    return key
+  }
+  let shownKey = ''
+  let round = 0
+  /** Resolves at the first pace that finds `unwatched()` changed (given up once a later idle wait begins). */
+  const changed = async (pace: (ms: number) => Promise<void>) => {
+    const mine = ++round
+    do {
+      await pace(100)
+    } while (mine === round && !ended() && unwatched() === shownKey)
+  }
   req.signal.addEventListener('abort', rouse)
   svc.clock.lifetime.addEventListener('abort', rouse)
   async function* stream(): AsyncGenerator<string> {
@@ -290,12 +316,13 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
         }
         if (!dirty) {
           const quiet = new Promise<void>((resolve) => (wake = resolve))
-          await (host.pace ? Promise.race([quiet, host.pace(1000)]) : quiet)
+          await (host.pace ? Promise.race([quiet, host.pace(1000), changed(host.pace)]) : quiet)
           wake = undefined
           if (ended() || waitingForAck()) continue
         }
         dirty = false
         seq++
+        shownKey = unwatched()
         let chunk = `event: state\ndata: ${JSON.stringify(snapshot(svc, host, hub, captions, { seq, feed, lastPause: clockState.lastPause, counts }))}\n\n`
         if (skipped) chunk += `event: skipped\ndata: ${JSON.stringify({ events: skipped })}\n\n`
         skipped = 0

@@ -11,6 +11,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createDockside, type Dockside } from '../../src/index'
+import { fakeWithHistory } from '../support/helpers'
 import { hasCommand, skipUnless } from '../clients/support/clients'
 import { dockerCli } from '../clients/support/docker-cli'
 
@@ -25,19 +26,7 @@ afterEach(async () => {
 })
 
 /** A fake that keeps 3 events, after six (seq 1-6, one a second): `since=START` reaches before what it keeps. */
-async function withHistory() {
-  const fake = createDockside({ seed: 1, retainEvents: 3 })
-  fakes.push(fake)
-  const web = fake.containers.create({ name: 'web', image: 'nginx' })
-  for (let i = 0; i < 3; i++) {
-    web.start()
-    await fake.clock.advance('1s')
-    web.stop()
-    await fake.clock.advance('1s')
-  }
-  const server = await fake.listen({ port: 0 })
-  return { fake, web, server }
-}
+const withHistory = () => fakeWithHistory(fakes, 3)
 
 const summary = (fake: Dockside, client: string) => {
   const r = fake.deliveries.report(client)

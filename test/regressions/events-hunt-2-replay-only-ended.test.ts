@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createDockside, type Dockside } from '../../src/index'
+import { fakeWithHistory } from '../support/helpers'
 
 /** The fake's clock start, 2026-01-01T00:00:00Z, in Unix seconds. */
 const START = 1767225600
@@ -16,19 +17,7 @@ afterEach(async () => {
 })
 
 /** A fake that keeps `retainEvents` events, after six (seq 1-6, one a second). */
-async function withHistory(retainEvents: number) {
-  const fake = createDockside({ seed: 1, retainEvents })
-  fakes.push(fake)
-  const web = fake.containers.create({ name: 'web', image: 'nginx' })
-  for (let i = 0; i < 3; i++) {
-    web.start()
-    await fake.clock.advance('1s')
-    web.stop()
-    await fake.clock.advance('1s')
-  }
-  const server = await fake.listen({ port: 0 })
-  return { fake, web, server }
-}
+const withHistory = (retainEvents: number) => fakeWithHistory(fakes, retainEvents)
 
 /** A ws client that reads to the close: the frames' seq order is their count, and the close code. */
 function readAll(url: string): Promise<{ frames: number; code: number }> {

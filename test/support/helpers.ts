@@ -1,4 +1,4 @@
-import type { Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../src/index'
 
 /** Reads a push (or events) response body as JSON lines. */
 export async function readLines(res: Response): Promise<Record<string, unknown>[]> {
@@ -77,3 +77,21 @@ export const jsonCaller =
     const text = await res.text()
     return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown), headers: res.headers }
   }
+
+/**
+ * A fake on the real server (127.0.0.1) that keeps `retainEvents` events, after six (seq 1-6, one a clock second
+ * apart: `web` started and stopped three times); pushed to `fakes` for the file's own cleanup.
+ */
+export async function fakeWithHistory(fakes: Dockside[], retainEvents: number) {
+  const fake = createDockside({ seed: 1, retainEvents })
+  fakes.push(fake)
+  const web = fake.containers.create({ name: 'web', image: 'nginx' })
+  for (let i = 0; i < 3; i++) {
+    web.start()
+    await fake.clock.advance('1s')
+    web.stop()
+    await fake.clock.advance('1s')
+  }
+  const server = await fake.listen({ port: 0 })
+  return { fake, web, server }
+}

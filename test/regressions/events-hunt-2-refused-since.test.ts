@@ -10,7 +10,7 @@
 //    its `until` owes nothing after it, and neither does the same request refused.
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createDockside, type Dockside } from '../../src/index'
+import type { Dockside } from '../../src/index'
 import { fakeWithHistory } from '../support/helpers'
 import { hasCommand, skipUnless } from '../clients/support/clients'
 import { dockerCli } from '../clients/support/docker-cli'

@@ -5,7 +5,7 @@
 // (what it asked for up to `until` and did not get stays missed).
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createDockside, type Dockside } from '../../src/index'
+import type { Dockside } from '../../src/index'
 import { fakeWithHistory } from '../support/helpers'
 
 /** The fake's clock start, 2026-01-01T00:00:00Z, in Unix seconds. */

@@ -55,6 +55,7 @@ const libraryEntries = {
   vitest: 'src/vitest/index.ts',
   matchers: 'src/matchers/index.ts',
   msw: 'src/transports/msw/index.ts',
+  verify: 'src/verify/index.ts',
 }
 
 // One config builds the library and the CLI, so that `clean` cannot race a second config writing into dist/.

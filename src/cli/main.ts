@@ -43,6 +43,8 @@ ${SERVE_SYNOPSIS}
   dockside demo [FILE|demo] [serve options]
                                serve a scenario on the real clock and open the dashboard
   dockside validate FILE...    check scenario files as serve would (exit 2 if one is refused)
+  dockside verify --against HOST --registry HOST:PORT
+                               compare a real Docker host with the fake, case by case (docs/verify.md)
   dockside COMMAND --help      the usage of one command
   dockside --help | --version
 
@@ -456,7 +458,8 @@ export async function main(argv = process.argv.slice(2)) {
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     // `dockside help serve`: that command's usage.
     const usage = command === 'help' && rest[0] !== undefined ? COMMAND_USAGE[rest[0]] : USAGE
-    if (usage === undefined) fail(`no help for "${rest[0]}": the commands are serve, demo and validate\n${USAGE}`)
+    if (rest[0] === 'verify') return void process.stdout.write(`${(await import('./verify')).VERIFY_USAGE}\n`)
+    if (usage === undefined) fail(`no help for "${rest[0]}": the commands are serve, demo, validate and verify\n${USAGE}`)
     process.stdout.write(`${usage}\n`)
     return
   }
@@ -468,6 +471,8 @@ export async function main(argv = process.argv.slice(2)) {
   if (command === 'serve') return serve(rest)
   if (command === 'validate') return validate(rest)
   if (command === 'demo') return demo(rest)
+  // Loaded only for verify: serve's start-up stays lean.
+  if (command === 'verify') return (await import('./verify')).verifyCommand(rest, fail)
   // `dockside --port 0` works like `dockside serve --port 0`.
   if (command.startsWith('--')) return serve(argv)
   fail(`unknown command "${command}"\n${USAGE}`)

@@ -6,7 +6,8 @@ import { familiarName, isRepository, missingImageName, splitReference, tagFormat
 export { familiarName }
 import type { Service } from '../service/service'
 import { compileGoRegexp, GO_REGEXP_MAX_STATES } from './go-regexp'
-import { json, type Target } from './http'
+import { daemonReferenceText } from './docker-references'
+import { dockerError, invalidParameterStatus, json, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
 const decode = (segment: string) => {
@@ -290,14 +291,18 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
     const repo = familiarName(sent)
     const tag = target.query.get('tag') || undefined
     if (!repo) return json(400, { message: 'POST /images/{name}/tag needs a "repo" query parameter, e.g. ?repo=localhost:5000/team/app&tag=1.0.' })
-    if (repo.includes('@')) return json(400, { message: `cannot import digest reference: "repo" ${JSON.stringify(sent)} holds a digest; a tag names a repository and a tag, e.g. ?repo=localhost:5000/team/app&tag=1.0.` })
+    // The daemon's words, with its status for the API version; dockside's help in X-Dockside-Hint.
+    const refuse = (daemonText: string, hint: string) => dockerError(invalidParameterStatus(target.version), daemonText, hint)
+    // The 20.10 daemon (API 1.41 and older) refused it as a 400 of its own words; newer ones as RepoTagReference does.
+    if (repo.includes('@') && invalidParameterStatus(target.version) === 500) return dockerError(400, 'refusing to create a tag with a digest reference', `"repo" ${JSON.stringify(sent)} holds a digest; a tag names a repository and a tag, e.g. ?repo=localhost:5000/team/app&tag=1.0.`)
+    if (repo.includes('@')) return refuse('cannot import digest reference', `cannot import digest reference: "repo" ${JSON.stringify(sent)} holds a digest; a tag names a repository and a tag, e.g. ?repo=localhost:5000/team/app&tag=1.0.`)
     // reference.WithTag's "invalid tag format", not a repository cut at the tag's colon (`x/app:sha256`).
     const badTag = tag === undefined ? undefined : tagFormatProblem(tag)
-    if (badTag) return json(400, { message: badTag })
+    if (badTag) return refuse('invalid tag format', badTag)
     const { repository, tag: inRepo } = splitReference(repo)
-    if (repository === 'sha256') return json(400, { message: `refusing to create an ambiguous tag using digest algorithm as name: "repo" may not be "sha256" (it reads as an image id); choose another repository name.` })
+    if (repository === 'sha256') return refuse('refusing to create an ambiguous tag using digest algorithm as name', `refusing to create an ambiguous tag using digest algorithm as name: "repo" may not be "sha256" (it reads as an image id); choose another repository name.`)
     // A `repo` that is no repository is the daemon's 400 too, whether or not the image exists.
-    if (!isRepository(repository) || inRepo === '') return json(400, { message: `invalid reference format: "repo" ${JSON.stringify(sent)} is not a repository name; expected lower-case [host[:port]/]path, e.g. ?repo=localhost:5000/team/app&tag=1.0.` })
+    if (!isRepository(repository) || inRepo === '') return refuse(daemonReferenceText(sent, undefined, target.version), `invalid reference format: "repo" ${JSON.stringify(sent)} is not a repository name; expected lower-case [host[:port]/]path, e.g. ?repo=localhost:5000/team/app&tag=1.0.`)
     const { ref, image } = resolveOrThrow(svc, decode(it[1]))
     const wanted = `${repository}:${tag ?? inRepo ?? 'latest'}`
     // Tagged by id: the source may be a digest reference, which only the protocol layer resolves.

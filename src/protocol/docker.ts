@@ -4,13 +4,22 @@ import { authConfigFrom, authorize } from '../service/auth'
 import type { Service } from '../service/service'
 import { handleContainers } from './docker-containers'
 import { handleImages } from './docker-images'
-import { json, jsonError, text, type Target } from './http'
+import { dockerError, invalidParameterStatus, json, jsonError, targetOf, text, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
 /** The API version the fake announces. */
 export const API_VERSION = '1.47'
 
-const versionHeaders = { 'api-version': API_VERSION, ostype: 'linux', 'docker-experimental': 'false' }
+/** The Engine version the fake answers as (`/version`, `/info`, the `Server` header). */
+export const ENGINE_VERSION = '28.2.2'
+
+/** What the Engine's version middleware sets on every answer of its routes (api/server/middleware/version.go). */
+export const DOCKER_HEADERS: Readonly<Record<string, string>> = { 'api-version': API_VERSION, 'docker-experimental': 'false', ostype: 'linux', server: `Docker/${ENGINE_VERSION} (linux)` }
+
+const versionHeaders = DOCKER_HEADERS
+
+/** The body of the daemon's `page not found` (its mux's NotFoundHandler), sent without the version headers. */
+export const PAGE_NOT_FOUND_BODY = '{"message":"page not found"}'
 
 /**
  * The Docker Engine API routes (v1.47) that the fake serves, as `METHOD /path` with `{id}` one path segment and
@@ -175,7 +184,8 @@ const SERVED_SUMMARY = 'ping, version, info, login (POST /auth), events, image l
 export function unservedDocker(method: string, path: string) {
   const route = unservedDockerRoute(method, path)
   if (route) return jsonError(501, `${route} is not served by this fake (dockside serves ${SERVED_SUMMARY}; see docs/docker-compat.md).`)
-  return jsonError(404, `page not found: ${method} ${path} is not a Docker Engine API route this fake knows (dockside serves ${SERVED_SUMMARY}; see docs/docker-compat.md).`)
+  // The daemon's mux answers a path no route has with this, and without its version headers.
+  return dockerError(404, 'page not found', `${method} ${path} is not a Docker Engine API route this fake knows (dockside serves ${SERVED_SUMMARY}; see docs/docker-compat.md).`)
 }
 
 /**
@@ -218,12 +228,14 @@ async function login(svc: Service, req: ProtoRequest): Promise<ProtoResponse> {
   const ok = authorize(required, auth)
   svc.journal.record('auth.login', { registry: host, username: auth.username, status: ok ? 'ok' : 'refused', known: registry !== undefined })
   // A token registry's token is the identity token however it was sent (password, identitytoken or registrytoken).
-  if (ok) return json(200, { Status: 'Login Succeeded', IdentityToken: required.kind === 'token' ? required.token : '' })
+  // Keys in the order of the daemon's AuthenticateOKBody: IdentityToken, then Status.
+  if (ok) return json(200, { IdentityToken: required.kind === 'token' ? required.token : '', Status: 'Login Succeeded' })
   const message =
     required.kind === 'token'
       ? `Get "${endpoint(host)}": unauthorized: incorrect username or password`
       : `login attempt to ${endpoint(host)} failed with status: 401 Unauthorized`
-  return jsonError(401, message)
+  // 401 as errdefs.Unauthorized makes it from API 1.42 (Engine 23.0) on; the 20.10 daemon's unclassed error was a 500.
+  return jsonError(invalidParameterStatus(targetOf(req.url).version) === 500 ? 500 : 401, message)
 }
 
 // One segment, as the routes table's `{id}`: `GET /networks/n1/connect` stays no route (a 404 `page not found`).
@@ -273,7 +285,7 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
   if (path === '/version' && req.method === 'GET') {
     return json(200, {
       Platform: { Name: 'dockside' },
-      Version: '28.2.2',
+      Version: ENGINE_VERSION,
       ApiVersion: API_VERSION,
       MinAPIVersion: '1.24',
       Os: 'linux',
@@ -296,7 +308,7 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
       // Docker counts images, not tags: two tags of one image are one, and one whose pushed tag moved on (dangling,
       // named by its digest alone) is one too.
       Images: new Set([...svc.images.list(), ...svc.images.digests()].map((e) => e.image)).size,
-      ServerVersion: '28.2.2',
+      ServerVersion: ENGINE_VERSION,
       OperatingSystem: 'dockside (fake)',
       OSType: 'linux',
       Architecture: 'x86_64',

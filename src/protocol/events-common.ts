@@ -1,13 +1,14 @@
 // What both events endpoints share: the query (filters, since/until, client), admission (rate limit,
 // fault replies), replay-then-follow of the event log, and per-event pacing.
 import type { FaultDecision } from '../faults/plan'
-import { InvalidInputError } from '../service/errors'
+import { DocksideError, InvalidInputError } from '../service/errors'
 import { msToNano, type ServiceEvent, type Subscriber } from '../service/events'
 import type { Service } from '../service/service'
 import type { TimerHandle } from '../time/clock'
 import { compileFilters, parseFilters, type CompiledFilter } from '../service/filters'
 import { findAction as find, refusalResponse } from './faults'
-import type { Target } from './http'
+import { goJsonError } from './go-json-error'
+import { invalidParameterStatus, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
 const TIMESTAMP = /^(-?)0*(\d{1,12})(?:\.(\d{1,18}))?$/
@@ -84,11 +85,21 @@ export function parseEventsQuery(req: ProtoRequest, target: Target): EventsQuery
   const sent = target.query.get('filters')
   // Docker's GET /events reads JSON null as no filter (filters.FromJSON); the websocket keeps its own rules.
   const docker = target.path === '/events'
-  const filter = compiledFilter(docker && sent?.trim() === 'null' ? undefined : sent, docker)
+  let filter: CompiledFilter
+  try {
+    filter = compiledFilter(docker && sent?.trim() === 'null' ? undefined : sent, docker)
+  } catch (error) {
+    // Not JSON at all, on Docker's route: the daemon's json.Unmarshal error, with its status for the API version.
+    const goError = docker && error instanceof DocksideError && sent ? goJsonError(sent) : undefined
+    if (goError !== undefined) (error as DocksideError).onWire(goError, invalidParameterStatus(target.version))
+    throw error
+  }
   const since = parseTimestampNano('since', target.query.get('since'))
   const until = parseTimestampNano('until', target.query.get('until'))
   if (since !== undefined && until !== undefined && until < since) {
-    throw new InvalidInputError(`Invalid "until" ${target.query.get('until')}: it is before "since" ${target.query.get('since')}.`)
+    const error = new InvalidInputError(`Invalid "until" ${target.query.get('until')}: it is before "since" ${target.query.get('since')}.`)
+    // On Docker's route, the daemon's words (daemon/events.go: "`since` time (%s) cannot be after `until` time (%s)").
+    throw docker ? error.onWire(`\`since\` time (${target.query.get('since')}) cannot be after \`until\` time (${target.query.get('until')})`) : error
   }
   return { filter, since, until, client: req.headers['x-dockside-client'] ?? target.query.get('client') }
 }

@@ -4,6 +4,7 @@ import type { ProtoResponse } from './types'
 
 /** The one table from domain errors to HTTP statuses. */
 export function statusOf(error: unknown): number {
+  if (error instanceof DocksideError && error.wireStatus !== undefined) return error.wireStatus
   if (error instanceof NotFoundError) return 404
   if (error instanceof BodyTooLargeError) return 413
   if (error instanceof ConflictError) return 409
@@ -32,9 +33,40 @@ export const jsonError = (status: number, message: string, headers: Record<strin
 export function errorResponse(error: unknown) {
   const status = statusOf(error)
   const message = error instanceof Error ? error.message : String(error)
+  const wire = error instanceof DocksideError ? error.wire : undefined
+  if (wire !== undefined) return dockerError(status, wire, message)
   // A body over the limit was left unread: the connection cannot carry another request.
   return jsonError(status, status === 500 ? `internal error: ${message}` : message, status === 413 ? { connection: 'close' } : {})
 }
+
+/** A header value from any text: one line of printable ASCII (other characters as `\uXXXX`), at most 1 KiB. */
+function headerSafe(text: string): string {
+  const one = text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return one.length > 1024 ? `${one.slice(0, 1021)}...` : one
+}
+
+/**
+ * A Docker route's error as the daemon sends it: `{"message": <the daemon's text>}`, byte for byte, so a client that
+ * matches the daemon's words passes on both. dockside's help goes where a person looks and a client does not: the
+ * `X-Dockside-Hint` header (and the journal, the serve log and the dashboard, which show it).
+ */
+export function dockerError(status: number, daemonText: string, hint?: string, headers: Record<string, string> = {}) {
+  return jsonError(status, daemonText, hint === undefined || hint === daemonText ? headers : { ...headers, [HINT_HEADER]: headerSafe(hint) })
+}
+
+/**
+ * The status of a refusal the 20.10 daemon (API 1.41 and older) answered 500, as its errors had no class yet; the
+ * Engine's errdefs.InvalidParameter makes them 400 from API 1.42 (Engine 23.0) on. A request path without a version
+ * is the newest.
+ */
+export function invalidParameterStatus(version: string | undefined): number {
+  if (version === undefined) return 400
+  const [major, minor] = version.split('.').map(Number)
+  return major > 1 || (major === 1 && (minor ?? 0) >= 42) ? 400 : 500
+}
+
+/** The header that carries dockside's help beside a Docker route's error (never read by a client). */
+export const HINT_HEADER = 'x-dockside-hint'
 
 export function text(status: number, body: string, headers: Record<string, string> = {}): ProtoResponse & { body: string } {
   return { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(encoder.encode(body).length), ...headers }, body }

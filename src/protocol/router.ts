@@ -1,7 +1,7 @@
 import type { Service } from '../service/service'
 import { handleAdmin } from './admin'
 import type { UiAsset } from './admin-live'
-import { API_VERSION, handleDocker, unservedDocker } from './docker'
+import { API_VERSION, DOCKER_HEADERS, handleDocker, PAGE_NOT_FOUND_BODY, unservedDocker } from './docker'
 import { guardAdmin, guardUpgrade, type AccessOptions, type Refusal } from './guard'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
 import { errorResponse, json, jsonError, targetOf, type Target } from './http'
@@ -96,6 +96,15 @@ function dated(res: ProtoResponse, now: number): ProtoResponse {
   return { ...res, headers: { ...res.headers, date: dateText } }
 }
 
+/**
+ * The headers the Engine's version middleware sets on every answer of a Docker route, errors included (its mux's
+ * `page not found` has none). An answer that names them itself keeps its own.
+ */
+function withDockerHeaders(res: ProtoResponse): ProtoResponse {
+  if (res.status === 404 && res.headers['x-dockside-hint'] !== undefined && res.body === PAGE_NOT_FOUND_BODY) return res
+  return { ...res, headers: { ...DOCKER_HEADERS, ...res.headers } }
+}
+
 function newerThan(a: string, b: string): boolean {
   const x = a.split('.')
   const y = b.split('.')
@@ -158,6 +167,8 @@ export function createProtocol(host: ProtocolHost): Protocol {
       const req: ProtoRequest = { ...request, body: () => (bodyRead ??= request.body(limits.maxBodySize).then((t) => (bodyText = t))) }
       let res: ProtoResponse
       let override: string | undefined
+      // A Docker Engine route (served, refused or failing): answered with the daemon's version headers.
+      let docker = false
       try {
         if (Number(req.headers['content-length']) > limits.maxBodySize) throw new BodyTooLargeError(limits.maxBodySize)
         // No await unless an override could answer: the common path costs no extra microtask.
@@ -166,7 +177,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
         override = outcome?.id
         const push = PUSH.exec(target.path)
         if (outcome?.response) res = outcome.response
-        else if (target.version !== undefined && newerThan(target.version, API_VERSION)) {
+        else if ((docker = !isAdmin(target.path) && target.path !== '/events/ws') && target.version !== undefined && newerThan(target.version, API_VERSION)) {
           // The Engine's version middleware: a client pinned past the daemon's API version is refused on every route.
           res = jsonError(400, `client version ${target.version} is too new. Maximum supported API version is ${API_VERSION}`)
         } else if (push && req.method === 'POST') {
@@ -190,6 +201,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
       } catch (error) {
         res = errorResponse(error)
       }
+      if (docker) res = withDockerHeaders(res)
       // Reading what the fake did (the journal, the dashboard's live feed and its acknowledgements) is not recorded:
       // an open dashboard, acknowledging at the pace of the wall, would change the journal of a seeded run.
       if (!watching(target.path)) record(began, req, target, res.status, override, bodyText)

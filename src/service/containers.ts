@@ -182,7 +182,7 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
           known.push(x.name)
         }
         const more = byId.size > KNOWN_SHOWN ? ` and ${byId.size - KNOWN_SHOWN} more` : ''
-        throw new NotFoundError(`No such container: ${ref}. Known containers: ${known.length ? known.join(', ') : '(none)'}${more}.`)
+        throw new NotFoundError(`No such container: ${ref}. Known containers: ${known.length ? known.join(', ') : '(none)'}${more}.`).onWire(`No such container: ${ref}`)
       }
       return c
     },

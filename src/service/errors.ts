@@ -1,11 +1,25 @@
 /** Every error dockside throws or answers with; `code` is listed in docs/errors.md. */
 export class DocksideError extends Error {
   override name = 'DocksideError'
+  /** What a Docker route sends instead of `message`: the daemon's own text, byte for byte (see {@link onWire}). */
+  wire: string | undefined
+  /** The daemon's status for it, where the error's class would say another (see {@link onWire}). */
+  wireStatus: number | undefined
   constructor(
     readonly code: string,
     message: string,
   ) {
     super(message)
+  }
+
+  /**
+   * Sends `text` (the real daemon's words) on the wire instead of the message, which keeps dockside's help: clients
+   * that match the daemon's text pass on both, and the help goes in the `X-Dockside-Hint` header and the journal.
+   */
+  onWire(text: string, status?: number): this {
+    this.wire = text
+    this.wireStatus = status
+    return this
   }
 }
 

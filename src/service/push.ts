@@ -110,8 +110,8 @@ export function progressText(current: number, total: number): string {
 
 /** A string as Go's encoding/json writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped, which JSON.stringify leaves. */
 const goString = (s: string) => JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-const status = (s: string) => `{"status":${goString(s)}}\n`
-const layerLine = (s: string, id: string) => `{"status":${JSON.stringify(s)},"progressDetail":{},"id":"${id}"}\n`
+const status = (s: string) => `{"status":${goString(s)}}\r\n`
+const layerLine = (s: string, id: string) => `{"status":${JSON.stringify(s)},"progressDetail":{},"id":"${id}"}\r\n`
 /** What a layer's progress lines share: the parts after `current` and after the current size. */
 const lineParts = new WeakMap<Layer, readonly [string, string]>()
 /**
@@ -122,7 +122,7 @@ const lineParts = new WeakMap<Layer, readonly [string, string]>()
 function pushingLine(layer: Layer, current: number): string {
   let parts = lineParts.get(layer)
   if (!parts) {
-    parts = [`,"total":${layer.size}},"progress":"`, `/${humanSize(layer.size)}","id":"${layer.shortId}"}\n`]
+    parts = [`,"total":${layer.size}},"progress":"`, `/${humanSize(layer.size)}","id":"${layer.shortId}"}\r\n`]
     lineParts.set(layer, parts)
   }
   return `{"status":"Pushing","progressDetail":{"current":${current}${parts[0]}${JSON_BARS[barIndex(current, layer.size)]}${humanSize(current).padStart(8)}${parts[1]}`
@@ -136,7 +136,7 @@ export const pushEndedBy = (signal: AbortSignal, halt: AbortSignal | undefined):
 export const interruptedLine = (ref: string, by: 'reset' | 'server') =>
   errorLine(`push of ${ref} interrupted: ${by === 'server' ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
 
-export const errorLine = (message: string) => `{"errorDetail":{"message":${goString(message)}},"error":${goString(message)}}\n`
+export const errorLine = (message: string) => `{"errorDetail":{"message":${goString(message)}},"error":${goString(message)}}\r\n`
 
 const CONCURRENCY = 5
 const TICK_MS = 100
@@ -246,7 +246,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
     let landing: Layer[] = []
     const handOn = (text: string): string => {
       // A client already gone never gets the chunk (the way in drops it), nor does it see those lines.
-      if (!req.signal.aborted) for (const l of landing) deps.registries.storeBlob(host, l.digest)
+      if (!req.signal.aborted) for (const l of landing) deps.registries.storeBlob(host, l.digest, repository)
       landing = []
       return text
     }
@@ -293,16 +293,26 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       if (!authorize(registry.auth, auth)) {
         // Without a username and password the daemon's basic-auth handler refuses before asking the registry
         // (distribution's ErrNoBasicAuthCredentials); wrong ones get the registry's 401.
-        const basicWithout = registry.auth.kind === 'basic' && !(auth?.username && auth.password)
+        // A token (registrytoken, identitytoken) is sent as the registry's bearer token, which a basic-auth registry refuses.
+        const basicWithout = registry.auth.kind === 'basic' && !(auth?.username && auth.password) && !auth?.registrytoken && !auth?.identitytoken
         yield chunk + fail(basicWithout ? 'no basic auth credentials' : 'unauthorized: authentication required')
         return
       }
       const todo: Layer[] = []
-      const exists: Layer[] = []
-      for (const l of layers) (registry.blobs.has(l.digest) ? exists : todo).push(l)
+      const exists: { layer: Layer; from: string | undefined }[] = []
+      for (const l of layers) {
+        // As the daemon: a layer this repository holds already exists; one another repository of the registry holds is
+        // mounted from it (a cross-repository blob mount, no upload); a blob whose repository was never recorded (a
+        // registry given blobs by hand) exists.
+        const holders = registry.holders(l.digest)
+        if (!registry.blobs.has(l.digest)) todo.push(l)
+        else exists.push({ layer: l, from: holders.length === 0 || holders.includes(repository) ? undefined : holders[0] })
+      }
       todo.slice(CONCURRENCY).forEach((l) => (chunk += layerLine('Waiting', l.shortId)))
-      for (const l of exists) {
-        chunk += layerLine('Layer already exists', l.shortId)
+      for (const { layer: l, from } of exists) {
+        // The daemon names the source by its path in the registry, without the host.
+        chunk += layerLine(from === undefined ? 'Layer already exists' : `Mounted from ${from.startsWith(`${host}/`) ? from.slice(host.length + 1) : qualifiedName(from).replace(/^docker\.io\//, '')}`, l.shortId)
+        if (from !== undefined) deps.registries.storeBlob(host, l.digest, repository)
         track?.layer(l.shortId, l.size, l.size, 'exists')
         layersDone++
       }
@@ -375,7 +385,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       deps.journal.record('push.tag', { repository, tag, registry: host, digest: image.manifestDigest, user: auth?.username })
       track?.digest(tag, image.manifestDigest)
       yield status(`${tag}: digest: ${image.manifestDigest} size: ${image.manifestSize}`) +
-        `{"progressDetail":{},"aux":{"Tag":${JSON.stringify(tag)},"Digest":"${image.manifestDigest}","Size":${image.manifestSize}}}\n`
+        `{"progressDetail":{},"aux":{"Tag":${JSON.stringify(tag)},"Digest":"${image.manifestDigest}","Size":${image.manifestSize}}}\r\n`
     }
     deps.journal.record('push.done', { repository, tags, registry: host, user: auth?.username })
     track?.end('done')

@@ -20,6 +20,8 @@ export interface Registry {
   readonly auth: RegistryAuth
   /** Layer digests the registry holds. */
   readonly blobs: ReadonlySet<string>
+  /** The repositories that hold a blob, in the order they got it (a mount source for a push to another one). */
+  holders(digest: string): readonly string[]
   /** Every pushed tag. */
   readonly tags: readonly PushedTag[]
   /** The manifest for `repository:tag`, if pushed. */
@@ -48,7 +50,7 @@ export interface Registries {
    * Records one layer's blob as its upload completes. A registry keeps a blob whose upload completed whatever
    * happens to the push after it (a fault, a cancel): only the manifest, the tag, waits for the end (`commit`).
    */
-  storeBlob(host: string, digest: string): void
+  storeBlob(host: string, digest: string, repository?: string): void
   /**
    * Records a completed push: its manifest (the tag), the image's blobs should any not be stored yet, and the image's
    * `repository@digest` (its RepoDigests), which names it after the tag moves on.
@@ -91,9 +93,18 @@ export function registryHostProblem(host: string): string | undefined {
 const AUTH_NAMES: Record<RegistryAuth['kind'], string> = { open: 'open', basic: 'basic auth', token: 'token auth' }
 
 export function createRegistries(): Registries {
-  const byHost = new Map<string, { host: string; auth: RegistryAuth; blobs: Set<string>; tags: PushedTag[] }>()
+  type Entry = { host: string; auth: RegistryAuth; blobs: Set<string>; tags: PushedTag[]; holders: Map<string, Set<string>> }
+  const byHost = new Map<string, Entry>()
+  const hold = (r: Entry, digest: string, repository: string | undefined) => {
+    r.blobs.add(digest)
+    if (repository === undefined) return
+    const set = r.holders.get(digest) ?? new Set<string>()
+    set.add(repository)
+    r.holders.set(digest, set)
+  }
 
-  const view = (r: { host: string; auth: RegistryAuth; blobs: Set<string>; tags: PushedTag[] }): Registry => ({
+  const view = (r: Entry): Registry => ({
+    holders: (digest) => [...(r.holders.get(digest) ?? [])],
     host: r.host,
     auth: r.auth,
     blobs: r.blobs,
@@ -118,14 +129,14 @@ export function createRegistries(): Registries {
     // A push names its registry as its reference does (its own grammar, checked by the push): not refused here.
     ensure: (host) => (byHost.has(host) ? api.get(host) : insert(host, {})),
     list: () => [...byHost.values()].map(view),
-    storeBlob(host, digest) {
+    storeBlob(host, digest, repository) {
       api.ensure(host)
-      byHost.get(host)!.blobs.add(digest)
+      hold(byHost.get(host)!, digest, repository)
     },
     commit(host, entry) {
       api.ensure(host)
       const r = byHost.get(host)!
-      for (const l of entry.image.layers) r.blobs.add(l.digest)
+      for (const l of entry.image.layers) hold(r, l.digest, entry.repository)
       const { image, ...rest } = entry
       const pushed: PushedTag = { ...rest, layers: image.layers.map((l) => l.digest) }
       r.tags = r.tags.filter((t) => !(t.repository === pushed.repository && t.tag === pushed.tag))
@@ -153,7 +164,7 @@ export function createRegistries(): Registries {
       if (!options.username || !options.password) throw new InvalidInputError(`Registry "${host}" needs both "username" and "password" (or a "token"), neither empty.`)
       auth = { kind: 'basic', username: options.username, password: options.password }
     }
-    const r = { host, auth, blobs: new Set<string>(), tags: [] as PushedTag[] }
+    const r: Entry = { host, auth, blobs: new Set<string>(), tags: [], holders: new Map() }
     byHost.set(host, r)
     return view(r)
   }

@@ -1,0 +1,65 @@
+import { serviceEvents } from './service-events'
+
+/**
+ * Differences between a real Docker daemon and the fake that are on purpose: where the spec or PROTOCOL.md says
+ * the service differs from Docker, or where the API version the daemon speaks explains it. Each is listed with its
+ * reason in docs/docker-compat.md#deliberate-differences (a test checks that the two agree).
+ */
+export interface Deliberate {
+  readonly id: string
+  /** `spec` or `protocol` (the service differs from Docker, and says so), `version` (the Engine versions differ). */
+  readonly kind: 'spec' | 'protocol' | 'version'
+  /** Why, in one sentence a user reads in verify's output. */
+  readonly reason: string
+  /** The cases it may explain, by id. */
+  readonly cases: RegExp
+  /** Rewrites the two transcripts as if the difference were not there; a case whose rewrites then agree is deliberate. */
+  apply(real: string[], fake: string[]): [string[], string[]]
+}
+
+const isJson = (l: string) => l.startsWith('{')
+
+export const DELIBERATE: readonly Deliberate[] = [
+  {
+    id: 'api-version',
+    kind: 'version',
+    reason: "the fake answers as Engine 28 (API 1.47) whatever the daemon's own version; the Api-Version header names the newest version each speaks",
+    cases: /./,
+    apply: (real, fake) => {
+      const version = real.find((l) => l.startsWith('api-version: '))
+      return [real, version === undefined ? fake : fake.map((l) => (l.startsWith('api-version: ') ? version : l))]
+    },
+  },
+  {
+    id: 'server-version',
+    kind: 'version',
+    reason: 'the Server header names each Engine\'s own version (Docker/28.2.2 for the fake)',
+    cases: /./,
+    apply: (real, fake) => {
+      const server = real.find((l) => l.startsWith('server: '))
+      return [real, server === undefined ? fake : fake.map((l) => (l.startsWith('server: ') ? server : l))]
+    },
+  },
+  {
+    id: 'events-start-stop-only',
+    kind: 'spec',
+    reason:
+      "the service reports two container events, start and stop (spec: Events): a process that exits is a stop with its exit code, where Docker sends die (and create, attach, kill, destroy and image events the service has none of); a start carries exitCode \"0\" as the service's did (PROTOCOL.md)",
+    cases: /^events\/|^cli\/events/,
+    apply: (real, fake) =>
+      // The docker CLI prints attributes as (k=v, ...): the start's exitCode=0 is the service's.
+      real[0]?.startsWith('exit ') ? [real, fake.map((l) => (/ container start /.test(l) ? l.replace('exitCode=0, ', '') : l))] : [[...real.filter((l) => !isJson(l)), ...serviceEvents(real.filter(isJson))], fake],
+  },
+  {
+    id: 'push-no-such-image',
+    kind: 'spec',
+    reason:
+      'a push of an image or tag the host does not have is a 404 No such image before the stream (spec: POST /images/{name}/push, status 404); the 20.10 daemon answers 200 and an error line',
+    cases: /^push\/unknown-|^cli\/push-unknown/,
+    apply: (real, fake) => {
+      const streamed = real.some((l) => /does not exist locally|tag does not exist/.test(l))
+      const refused = fake.some((l) => l === 'HTTP 404' || /No such image/.test(l))
+      return streamed && refused ? [['(no such image)'], ['(no such image)']] : [real, fake]
+    },
+  },
+]

@@ -7,7 +7,6 @@ import { interruptedLine, pushEndedBy, PushReset, pushedByIdProblem, pushTarget,
 import { apiAtLeast } from './docker-containers'
 import { familiarName, IMAGE_PLATFORM } from './docker-images'
 import { connectLatency, findAction as find, refusalResponse } from './faults'
-import { goJsonError } from './go-json-error'
 import { dockerError, invalidParameterStatus, jsonError, targetOf, type Target } from './http'
 import { SERVER_SHUTDOWN, TransportReset, type ProtoRequest, type ProtoResponse } from './types'
 
@@ -170,13 +169,6 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
   const problem = pushReferenceProblem(name, tag)
   const version = targetOf(req.url).version
   if (problem) return dockerError(invalidParameterStatus(version), daemonReferenceText(name, tag, version), problem)
-  // The daemon reads AuthConfig from X-Registry-Auth, else (the old way) from a JSON body: with neither, a 400. dockerode
-  // sends its options as a JSON body when it has no credentials, which passes.
-  if (req.headers['x-registry-auth'] === undefined) {
-    const body = await req.body()
-    const goError = body.trim() === '' ? 'EOF' : goJsonError(body)
-    if (goError !== undefined) return dockerError(400, `Bad parameters and missing X-Registry-Auth: ${goError}`, 'Send X-Registry-Auth: base64 of an AuthConfig JSON (e30= for {}), or an AuthConfig JSON body, as the docker CLI and dockerode do.')
-  }
   const target = pushTarget(familiarName(name), tag)
   const byId = pushedByIdProblem(svc.images, target)
   if (byId) return jsonError(404, byId)

@@ -19,6 +19,12 @@ export interface Deliberate {
 
 const isJson = (l: string) => l.startsWith('{')
 
+/** Gives the fake's transcript the real one's value of a header (`name: `), where both name it. */
+const realHeader = (name: string) => (real: string[], fake: string[]): [string[], string[]] => {
+  const line = real.find((l) => l.startsWith(`${name}: `))
+  return [real, line === undefined ? fake : fake.map((l) => (l.startsWith(`${name}: `) ? line : l))]
+}
+
 export const DELIBERATE: readonly Deliberate[] = [
   {
     id: 'push-without-auth-header',
@@ -32,20 +38,14 @@ export const DELIBERATE: readonly Deliberate[] = [
     kind: 'version',
     reason: "the fake answers as Engine 28 (API 1.47) whatever the daemon's own version; the Api-Version header names the newest version each speaks",
     cases: /./,
-    apply: (real, fake) => {
-      const version = real.find((l) => l.startsWith('api-version: '))
-      return [real, version === undefined ? fake : fake.map((l) => (l.startsWith('api-version: ') ? version : l))]
-    },
+    apply: realHeader('api-version'),
   },
   {
     id: 'server-version',
     kind: 'version',
     reason: 'the Server header names each Engine\'s own version (Docker/28.2.2 for the fake)',
     cases: /./,
-    apply: (real, fake) => {
-      const server = real.find((l) => l.startsWith('server: '))
-      return [real, server === undefined ? fake : fake.map((l) => (l.startsWith('server: ') ? server : l))]
-    },
+    apply: realHeader('server'),
   },
   {
     id: 'events-start-stop-only',

@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^dockside\/msw$/, replacement: src('transports/msw/index.ts') },
       { find: /^dockside\/browser$/, replacement: src('browser/index.ts') },
       { find: /^dockside\/matchers$/, replacement: src('matchers/index.ts') },
+      { find: /^dockside\/verify$/, replacement: src('verify/index.ts') },
     ],
   },
   test: {

@@ -11,7 +11,7 @@ import { goJsonError } from './go-json-error'
 import { invalidParameterStatus, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
-const TIMESTAMP = /^(-?)0*(\d{1,12})(?:\.(\d{1,18}))?$/
+const TIMESTAMP = /^(-?)0*(\d{1,12})(?:\.(\d{1,19}))?$/
 /** 9999-12-31T23:59:59Z, the last second Docker's timestamps (Go's RFC 3339) can show; later is refused. */
 export const MAX_TIMESTAMP_SECONDS = 253_402_300_799n
 /**
@@ -29,7 +29,7 @@ export function parseTimestampNano(name: string, value: string | undefined): big
   const m = TIMESTAMP.exec(value)
   const shown = value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}... (${value.length} characters)` : JSON.stringify(value)
   const seconds = m ? BigInt(`${m[1]}${m[2]}`) : 0n
-  if (!m || seconds > MAX_TIMESTAMP_SECONDS || seconds < MIN_TIMESTAMP_SECONDS) {
+  if (!m || seconds > MAX_TIMESTAMP_SECONDS || seconds < MIN_TIMESTAMP_SECONDS || (m[3] !== undefined && BigInt(m[3]) > 9_223_372_036_854_775_807n)) {
     throw new InvalidInputError(
       `Invalid "${name}" ${shown}: expected Unix time as seconds[.nanoseconds] from ${MIN_TIMESTAMP_SECONDS} (year 1677) to ${MAX_TIMESTAMP_SECONDS} (year 9999), e.g. 1767225600 or 1767225600.000000001.`,
     )
@@ -39,7 +39,7 @@ export function parseTimestampNano(name: string, value: string | undefined): big
 
 /**
  * The nanoseconds of a timestamp's fraction, as the Engine's parseTimestamp reads them: up to 9 digits exactly; more
- * (up to 18, what its ParseInt takes) scaled down in float64 and cut, as `int64(float64(n) * 10^(9-len))` does.
+ * (up to 19, what its ParseInt takes) scaled down in float64 and cut, as `int64(float64(n) * 10^(9-len))` does.
  */
 function fractionNano(digits: string): bigint {
   if (digits.length <= 9) return BigInt(digits.padEnd(9, '0'))
@@ -94,14 +94,54 @@ export function parseEventsQuery(req: ProtoRequest, target: Target): EventsQuery
     if (goError !== undefined) (error as DocksideError).onWire(goError, invalidParameterStatus(target.version))
     throw error
   }
-  const since = parseTimestampNano('since', target.query.get('since'))
-  const until = parseTimestampNano('until', target.query.get('until'))
+  const since = timestampOf('since', target, docker)
+  const until = timestampOf('until', target, docker)
   if (since !== undefined && until !== undefined && until < since) {
     const error = new InvalidInputError(`Invalid "until" ${target.query.get('until')}: it is before "since" ${target.query.get('since')}.`)
     // On Docker's route, the daemon's words (daemon/events.go: "`since` time (%s) cannot be after `until` time (%s)").
     throw docker ? error.onWire(`\`since\` time (${target.query.get('since')}) cannot be after \`until\` time (${target.query.get('until')})`) : error
   }
   return { filter, since, until, client: req.headers['x-dockside-client'] ?? target.query.get('client') }
+}
+
+/**
+ * A `since`/`until` of the query. A value the daemon's parseTimestamp cannot read is, on Docker's route, its plain
+ * strconv error, a 500 in every API version (getEvents returns it unclassed); dockside's help goes in the hint.
+ */
+function timestampOf(name: 'since' | 'until', target: Target, docker: boolean): bigint | undefined {
+  const value = target.query.get(name)
+  try {
+    return parseTimestampNano(name, value)
+  } catch (error) {
+    const goError = docker && error instanceof DocksideError && value ? goTimestampError(value) : undefined
+    if (goError !== undefined) (error as DocksideError).onWire(goError, 500)
+    throw error
+  }
+}
+
+/**
+ * The error of the Engine's parseTimestamp (api/types/time): strconv.ParseInt of the seconds, then of the fraction
+ * after the first `.`; undefined when both parse (the value may still be out of what the fake can hold).
+ */
+export function goTimestampError(value: string): string | undefined {
+  const dot = value.indexOf('.')
+  for (const part of dot < 0 ? [value] : [value.slice(0, dot), value.slice(dot + 1)]) {
+    if (!/^[+-]?\d+$/.test(part)) return `strconv.ParseInt: parsing ${goQuote(part)}: invalid syntax`
+    const n = BigInt(part)
+    if (n > 9_223_372_036_854_775_807n || n < -9_223_372_036_854_775_808n) return `strconv.ParseInt: parsing ${goQuote(part)}: value out of range`
+  }
+  return undefined
+}
+
+/** Go's strconv.Quote: named escapes, `\xNN` for other control bytes, printable characters as they are. */
+function goQuote(text: string): string {
+  const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' }
+  let out = '"'
+  for (const c of text) {
+    const code = c.codePointAt(0)!
+    out += named[c] ?? (code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, '0')}` : code >= 0x80 && code < 0xa0 ? `\\u${code.toString(16).padStart(4, '0')}` : c)
+  }
+  return `${out}"`
 }
 
 /** Close code when `since` reaches before what the log still retains (4000 + HTTP 410 Gone). */

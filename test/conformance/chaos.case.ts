@@ -290,7 +290,7 @@ export const chaosCases: Case[] = [
         await new Promise((r) => setImmediate(r))
       }
       await done
-      expect(first).toBe('{"status":"The push refers to repository [localhost:5000/app]"}\n')
+      expect(first).toBe('{"status":"The push refers to repository [localhost:5000/app]"}\r\n')
       expect(fake.clock.elapsed() - t0).toBeGreaterThanOrEqual(1000)
     },
   },

@@ -68,7 +68,9 @@ for (const w of WAYS) {
         fc.asyncProperty(pushArgs, fc.boolean(), async ({ name, how, tag, version }, withAuth) => {
           const path = `${version}/images/${inPath(name, how)}/push${tag !== undefined ? `?tag=${encodeURIComponent(tag)}` : ''}`
           const a = await way.request(path, { method: 'POST', headers: withAuth ? { 'x-registry-auth': rightAuth } : {} })
-          checkAnswer(a, { what: `POST ${path} (${way.name})`, ndjson: true, fields: ['reference', 'tag', 'name', 'image', 'digest', 'route', 'percent', 'version'] })
+          // API 1.41 and older: the 20.10 daemon answers a bad reference 500 (its errors had no class yet).
+          const allow5xx = (status: number) => status === 500 && version === '/v1.24'
+          checkAnswer(a, { what: `POST ${path} (${way.name})`, ndjson: true, allow5xx, fields: ['reference', 'tag', 'name', 'image', 'digest', 'route', 'percent', 'version'] })
         }),
         fuzzParams(200),
       )

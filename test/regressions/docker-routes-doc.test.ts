@@ -112,7 +112,8 @@ describe('docs/docker-compat.md lists exactly the Docker routes the router serve
           ]) {
             const res = await h.fetch(path, { method })
             expect(res.status, `${method} ${path}`).toBe(404)
-            expect((await res.json()).message).toMatch(new RegExp(`^page not found: ${method} ${path.replace('/v1.47', '')} is not a Docker Engine API route`))
+            expect((await res.json()).message).toBe('page not found')
+            expect(res.headers.get('x-dockside-hint')).toMatch(new RegExp(`^${method} ${path.replace('/v1.47', '')} is not a Docker Engine API route`))
           }
         } finally {
           await h.close()

@@ -137,7 +137,9 @@ describe('dockerode and the raw API', () => {
     for (let i = 0; i < 30; i++) fake.containers.create({ name: `c${i}`, image: 'nginx' })
     const res = await post('/containers/nope/stop')
     expect(res.status).toBe(404)
-    const message = await messageOf(res)
+    // The daemon's text in the body; the known names in dockside's hint header.
+    expect(await messageOf(res)).toBe('No such container: nope')
+    const message = res.headers.get('x-dockside-hint') ?? ''
     expect(message).toMatch(/^No such container: nope\. Known containers: web, db, c0, /)
     expect(message).toContain('and 22 more')
     expect(message.length).toBeLessThan(200)

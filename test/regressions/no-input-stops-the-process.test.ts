@@ -269,8 +269,8 @@ describe('odd requests get a JSON answer and the server keeps serving', () => {
   it.each([
     ['CONNECT / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 405, /Method CONNECT is not allowed: this fake is not a proxy/],
     ['CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n', 405, /Method CONNECT is not allowed/],
-    ['PROPFIND / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 404, /page not found: PROPFIND \//],
-    ['TRACE / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 404, /page not found: TRACE \//],
+    ['PROPFIND / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 404, /^page not found$/],
+    ['TRACE / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 404, /^page not found$/],
     ['GET /_ping HTTP/1.1\r\n\r\n', 400, /Missing Host header: HTTP\/1\.1 requires one/],
     ['POST /_dockside/clock/advance HTTP/1.1\r\nContent-Length: 11\r\n\r\n{"by":"1s"}', 400, /Missing Host header/],
     ['GET /events/ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n', 400, /Missing Host header/],

@@ -34,8 +34,8 @@ async function started(options: { clock?: 'auto'; seed?: number } = {}) {
 
 const blobs = (fake: Dockside) => [...fake.registries.get('localhost:5000').blobs]
 const tags = (fake: Dockside) => fake.registries.list().flatMap((r) => r.tags.map((t) => `${t.repository}:${t.tag}`))
-const pushedLine = (id: string) => `{"status":"Pushed","progressDetail":{},"id":"${id}"}\n`
-const existsLine = (id: string) => `{"status":"Layer already exists","progressDetail":{},"id":"${id}"}\n`
+const pushedLine = (id: string) => `{"status":"Pushed","progressDetail":{},"id":"${id}"}\r\n`
+const existsLine = (id: string) => `{"status":"Layer already exists","progressDetail":{},"id":"${id}"}\r\n`
 
 /**
  * Reads a push body while moving the virtual clock 100 ms whenever the read waits, until the body ends, fails (a reset

@@ -60,7 +60,8 @@ describe('a push by image id is refused before the stream, and changes nothing',
     const res = await push(`/images/${hex()}/push`)
     expect(res.status).toBe(400)
     expect(res.headers.get('content-type')).toBe('application/json')
-    expect(((await res.json()) as { message: string }).message).toBe(
+    expect(((await res.json()) as { message: string }).message).toBe(`invalid repository name (${hex()}), cannot specify 64-byte hexadecimal strings`)
+    expect(res.headers.get('x-dockside-hint')).toBe(
       `invalid repository name (${hex()}), cannot specify 64-byte hexadecimal strings: push by repository and tag, e.g. "localhost:5000/team/app:1.0".`,
     )
     await expectNoChange()
@@ -74,7 +75,8 @@ describe('an empty tag after the colon is an invalid reference, not "every tag"'
       const res = await push(path)
       expect(res.status).toBe(400)
       expect(res.headers.get('content-type')).toBe('application/json')
-      expect(((await res.json()) as { message: string }).message).toBe(
+      expect(((await res.json()) as { message: string }).message).toBe('invalid reference format')
+      expect(res.headers.get('x-dockside-hint')).toBe(
         'invalid reference format "localhost:5000/team/app:": the tag after ":" is empty; expected lower-case [host[:port]/]path[:tag], e.g. "localhost:5000/team/app:1.0".',
       )
       await expectNoChange()

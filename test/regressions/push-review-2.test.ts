@@ -81,10 +81,10 @@ describe('pushBandwidth below 10 B/s per layer is honoured', () => {
     expect(early).toBe(0)
     expect(took).toBe(10_000)
     // PROTOCOL.md's progress lines, as ever: one Pushing line per byte, then Pushed.
-    const pushing = text.split('\n').filter((l) => l.includes('"Pushing"'))
+    const pushing = text.split('\r\n').filter((l) => l.includes('"Pushing"'))
     expect(pushing.map((l) => JSON.parse(l).progressDetail.current)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
     expect(pushing[0]).toMatch(/^\{"status":"Pushing","progressDetail":\{"current":1,"total":10\},"progress":"\[=====\\u003e {45}\]       1B\/10B","id":"[0-9a-f]{12}"\}$/)
-    expect(text).toMatch(/\{"status":"Pushed","progressDetail":\{\},"id":"[0-9a-f]{12}"\}\n/)
+    expect(text).toMatch(/\{"status":"Pushed","progressDetail":\{\},"id":"[0-9a-f]{12}"\}\r\n/)
   })
 
   it('20 B/s over three layers at once: 30 bytes take 1.5 s (they took 1 s)', async () => {

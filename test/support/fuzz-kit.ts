@@ -258,11 +258,12 @@ export function checkAnswer(a: Answer, c: AnswerCheck): { json: unknown; message
   if (a.status >= 400) {
     expect(message, `a ${a.status} needs a non-empty "message": ${where}`).toBeTypeOf('string')
     expect(message!.trim(), `a ${a.status} needs a non-empty "message": ${where}`).not.toBe('')
-    if (a.status === 400 && c.fields) {
-      // A field is named by its name or its singular ("tags" by "tag"), in any case.
-      const lower = message!.toLowerCase()
+    if ((a.status === 400 || a.status === 500) && c.fields) {
+      // A field is named by its name or its singular ("tags" by "tag"), in any case: in the message, or, on a Docker
+      // route whose body is the daemon's own text, in dockside's X-Dockside-Hint header.
+      const lower = `${message!} ${a.headers['x-dockside-hint'] ?? ''}`.toLowerCase()
       const named = c.fields.some((f) => f !== '' && (lower.includes(f.toLowerCase()) || (f.length > 3 && f.endsWith('s') && lower.includes(f.slice(0, -1).toLowerCase()))))
-      expect(named, `the 400's message names none of ${c.fields.join(', ')}: ${where}`).toBe(true)
+      expect(named, `the ${a.status}'s message and hint name none of ${c.fields.join(', ')}: ${where}`).toBe(true)
     }
   }
   return { json, message }

@@ -108,7 +108,7 @@ export async function startRealDocker(): Promise<RealDocker> {
     mkdirSync(join(rootfs, 'bin'), { recursive: true })
     execFileSync('cp', ['/bin/busybox', join(rootfs, 'bin/busybox')])
     for (const link of ['sh', 'sleep', 'true']) symlinkSync('busybox', join(rootfs, 'bin', link))
-    docker(['import', '-', 'busybox:local'], execFileSync('tar', ['-C', rootfs, '-c', '.']))
+    docker(['import', '-', 'busybox:local'], execFileSync('tar', ['-C', rootfs, '-c', '.'], { maxBuffer: 64 << 20 }))
     return { host: `unix://${sock}`, registry: open, authRegistry: { host: authed, username: 'ci', password: 's3cret' }, image: 'busybox:local', stop }
   } catch (error) {
     await stop()

@@ -23,7 +23,8 @@ afterAll(async () => {
 async function answer(method: string, path: string) {
   const res = await fetch(`https://us-west-1.hyper.test${path}`, { method })
   expect(res.headers.get('content-type')).toBe('application/json')
-  return { status: res.status, message: ((await res.json()) as { message: string }).message }
+  const hint = res.headers.get('x-dockside-hint')
+  return { status: res.status, message: ((await res.json()) as { message: string }).message, ...(hint === null ? {} : { hint }) }
 }
 
 describe('Docker routes the fake does not serve', () => {
@@ -56,7 +57,8 @@ describe('Docker routes the fake does not serve', () => {
     ['GET', '/no/such/route'],
   ])('%s %s is 404 page not found', async (method, path) => {
     const bare = path.replace(/^\/v1\.47/, '')
-    expect(await answer(method, path)).toEqual({ status: 404, message: `page not found: ${method} ${bare} is not a Docker Engine API route this fake knows (dockside serves ${SERVED}; see docs/docker-compat.md).` })
+    // The daemon's own body, byte for byte; dockside's help in X-Dockside-Hint, where a person looks and a client does not.
+    expect(await answer(method, path)).toEqual({ status: 404, message: 'page not found', hint: `${method} ${bare} is not a Docker Engine API route this fake knows (dockside serves ${SERVED}; see docs/docker-compat.md).` })
     expect(fake.containers.get('web').state).toBe('created')
   })
 })

@@ -81,7 +81,9 @@ async function push(fake: Dockside, path: string, headers: Record<string, string
     chunks.push({ at: fake.clock.elapsed(), text: r.value })
   }
   const text = chunks.map((c) => c.text).join('')
-  return { chunks, text, lines: text.split('\n').filter(Boolean) }
+  // Docker's streamformatter ends every line with CRLF; a bare LF would be a line the daemon never sends.
+  expect(text.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/)
+  return { chunks, text, lines: text.split('\r\n').filter(Boolean) }
 }
 
 describe('the push stream', () => {
@@ -89,7 +91,7 @@ describe('the push stream', () => {
     await using fake = createDockside({ seed: 5, pushBandwidth: 1_000_000 })
     fake.images.add('localhost:5000/team/app', { tags: ['1.0'], layers: [250_000, 400_000, 120_000, 90_000, 300_000, 50_000, 70_000] })
     const { text, lines } = await push(fake, '/v1.47/images/localhost:5000/team/app/push?tag=1.0')
-    expect(text.endsWith('\n')).toBe(true)
+    expect(text.endsWith('\r\n')).toBe(true)
     // Compact, and escaped as Go's encoding/json escapes (`>` in the bar is \u003e).
     const goJson = (v: unknown) => JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
     for (const l of lines) expect(goJson(JSON.parse(l))).toBe(l)

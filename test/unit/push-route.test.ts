@@ -112,7 +112,7 @@ describe('the push route', () => {
     expect(got).toBeUndefined()
     await fake.clock.advance(1)
     await first
-    expect(got).toBe('{"status":"The push refers to repository [localhost:5000/app]"}\n')
+    expect(got).toBe('{"status":"The push refers to repository [localhost:5000/app]"}\r\n')
     await it.return!()
   })
 })

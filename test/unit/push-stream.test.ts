@@ -42,8 +42,8 @@ const holdLayer = (svc: Service, image: Image, i: number) =>
   svc.registries.commit('localhost:5000', { repository: 'localhost:5000/base', tag: '1', digest: `sha256:${'0'.repeat(64)}`, size: 1, time: 0, pushedBy: undefined, image: { ...image, layers: [image.layers[i]] } })
 
 const pushing = (id: string, current: number, total: number, progress: string) =>
-  `{"status":"Pushing","progressDetail":{"current":${current},"total":${total}},"progress":"${progress}","id":"${id}"}\n`
-const layerLine = (status: string, id: string) => `{"status":"${status}","progressDetail":{},"id":"${id}"}\n`
+  `{"status":"Pushing","progressDetail":{"current":${current},"total":${total}},"progress":"${progress}","id":"${id}"}\r\n`
+const layerLine = (status: string, id: string) => `{"status":"${status}","progressDetail":{},"id":"${id}"}\r\n`
 /** The bar as the daemon's JSON carries it: Go's encoder writes the head `>` as `\u003e`. */
 const bar = (pct: number) => `[${'='.repeat(pct)}\\u003e${' '.repeat(50 - pct)}]`
 
@@ -60,12 +60,12 @@ describe('startPush', () => {
     expect(failure).toBeUndefined()
     // 200 B per tick, shared by the active layers (100 B each while both push); layers go in reverse image order.
     expect(chunks).toEqual([
-      { at: 0, text: '{"status":"The push refers to repository [localhost:5000/app]"}\n' },
+      { at: 0, text: '{"status":"The push refers to repository [localhost:5000/app]"}\r\n' },
       { at: 0, text: layerLine('Preparing', b) + layerLine('Preparing', a) },
       { at: 100, text: pushing(b, 100, 150, `${bar(33)}     100B/150B`) + pushing(a, 100, 250, `${bar(20)}     100B/250B`) },
       { at: 200, text: pushing(b, 150, 150, `${bar(50)}     150B/150B`) + layerLine('Pushed', b) + pushing(a, 200, 250, `${bar(40)}     200B/250B`) },
       { at: 300, text: pushing(a, 250, 250, `${bar(50)}     250B/250B`) + layerLine('Pushed', a) },
-      { at: 300, text: `{"status":"1: digest: ${digest} size: 731"}\n{"progressDetail":{},"aux":{"Tag":"1","Digest":"${digest}","Size":731}}\n` },
+      { at: 300, text: `{"status":"1: digest: ${digest} size: 731"}\r\n{"progressDetail":{},"aux":{"Tag":"1","Digest":"${digest}","Size":731}}\r\n` },
     ])
     expect(digest).toBe('sha256:fbc1a1d911b149acd8d36b345a00a3ebcf8198d25b59e63fcd0905f16ffaadac')
     const t0 = svc.clock.startedAt
@@ -153,7 +153,7 @@ describe('startPush', () => {
     if (s.kind !== 'stream') throw new Error(s.kind)
     const { chunks } = await drain(svc, s.lines)
     expect(chunks.slice(1, 4)).toEqual([
-      { at: 0, text: layerLine('Preparing', l2) + layerLine('Preparing', l1) + layerLine('Preparing', l0) + layerLine('Layer already exists', l1) },
+      { at: 0, text: layerLine('Preparing', l2) + layerLine('Preparing', l1) + layerLine('Preparing', l0) + layerLine('Mounted from base', l1) },
       { at: 100, text: pushing(l2, 100, 300, `${bar(16)}     100B/300B`) + pushing(l0, 100, 100, `${bar(50)}     100B/100B`) + layerLine('Pushed', l0) },
       { at: 200, text: pushing(l2, 300, 300, `${bar(50)}     300B/300B`) + layerLine('Pushed', l2) },
     ])
@@ -171,7 +171,7 @@ describe('startPush', () => {
     expect(second.chunks[1].text).toBe(
       [l2, l1, l0].map((id) => layerLine('Preparing', id)).join('') + [l2, l1, l0].map((id) => layerLine('Layer already exists', id)).join(''),
     )
-    expect(second.chunks[2].text).toMatch(/^\{"status":"1: digest: sha256:[0-9a-f]{64} size: \d+"\}\n\{"progressDetail":\{\},"aux":/)
+    expect(second.chunks[2].text).toMatch(/^\{"status":"1: digest: sha256:[0-9a-f]{64} size: \d+"\}\r\n\{"progressDetail":\{\},"aux":/)
     expect(svc.pushes.list()[1].layers.map((l) => l.status)).toEqual(['exists', 'exists', 'exists'])
   })
 
@@ -185,15 +185,15 @@ describe('startPush', () => {
     if (s.kind !== 'stream') throw new Error(s.kind)
     const { chunks } = await drain(svc, s.lines)
     expect(chunks).toEqual([
-      { at: 0, text: '{"status":"The push refers to repository [localhost:5000/app]"}\n' },
+      { at: 0, text: '{"status":"The push refers to repository [localhost:5000/app]"}\r\n' },
       {
         at: 0,
         text:
           layerLine('Preparing', l2) +
           layerLine('Preparing', l1) +
           layerLine('Preparing', l0) +
-          layerLine('Layer already exists', l1) +
-          '{"errorDetail":{"message":"denied: requested access to the resource is denied"},"error":"denied: requested access to the resource is denied"}\n',
+          layerLine('Mounted from base', l1) +
+          '{"errorDetail":{"message":"denied: requested access to the resource is denied"},"error":"denied: requested access to the resource is denied"}\r\n',
       },
     ])
     expect(svc.journal.ofType('push.failed')).toStrictEqual([
@@ -223,7 +223,7 @@ describe('startPush', () => {
       if (s.kind !== 'stream') throw new Error(s.kind)
       const { chunks } = await drain(svc, s.lines)
       const last = chunks.at(-1)!
-      expect(last.text.endsWith(tail(a, b) + '{"errorDetail":{"message":"boom"},"error":"boom"}\n')).toBe(true)
+      expect(last.text.endsWith(tail(a, b) + '{"errorDetail":{"message":"boom"},"error":"boom"}\r\n')).toBe(true)
       expect(last.at).toBe(afterLayer === 0 ? 0 : 200)
       expect(svc.pushes.list()[0]).toMatchObject({ state: 'failed', error: 'boom' })
     }
@@ -250,11 +250,11 @@ describe('startPush', () => {
     const svc = createService({ seed: 3, pushBandwidth: 2000 })
     const image = svc.images.add('localhost:5000/app', { tags: ['1'], layers: [250, 150] })
     const [a, b] = image.layers.map((l) => l.shortId)
-    expect(layerLine('Preparing', a)).toHaveLength(63)
+    expect(layerLine('Preparing', a)).toHaveLength(64)
     const s = start(svc, { name: 'localhost:5000/app:1', fault: { kind: 'truncate', afterLayer: 0 } })
     if (s.kind !== 'stream') throw new Error(s.kind)
     const { chunks, failure } = await drain(svc, s.lines)
-    // The 62 characters of the last line (without its newline) cut to 31.
+    // The 62 characters of the last line (without its CRLF) cut to 31.
     expect(chunks.at(-1)).toEqual({ at: 0, text: layerLine('Preparing', b) + '{"status":"Preparing","progress' })
     expect(failure).toBeInstanceOf(PushReset)
     expect((failure as Error).message).toBe('push truncated mid-line by an injected fault')
@@ -346,7 +346,7 @@ describe('startPush', () => {
     svc.clock.dispose()
     expect(await it.next()).toEqual({
       done: false,
-      value: '{"errorDetail":{"message":"push of localhost:5000/app:1 interrupted: the fake was reset or closed; this tag was not pushed"},"error":"push of localhost:5000/app:1 interrupted: the fake was reset or closed; this tag was not pushed"}\n',
+      value: '{"errorDetail":{"message":"push of localhost:5000/app:1 interrupted: the fake was reset or closed; this tag was not pushed"},"error":"push of localhost:5000/app:1 interrupted: the fake was reset or closed; this tag was not pushed"}\r\n',
     })
     expect(await it.next()).toEqual({ done: true, value: undefined })
     expect(svc.journal.ofType('push.cancelled')).toMatchObject([{ repository: 'localhost:5000/app', tag: '1', registry: 'localhost:5000', layersDone: 0, bytes: 200 }])
@@ -372,7 +372,7 @@ describe('startPush', () => {
     if (s.kind !== 'stream') throw new Error(s.kind)
     const { text } = await drain(svc, s.lines)
     const d = image.manifestDigest
-    expect(text.split('\n').filter(Boolean).slice(4)).toEqual([
+    expect(text.split('\r\n').filter(Boolean).slice(4)).toEqual([
       `{"status":"1: digest: ${d} size: 524"}`,
       `{"progressDetail":{},"aux":{"Tag":"1","Digest":"${d}","Size":524}}`,
       `{"status":"Preparing","progressDetail":{},"id":"${a}"}`,
@@ -394,7 +394,7 @@ describe('startPush', () => {
     if (refused.kind !== 'stream') throw new Error(refused.kind)
     expect((await drain(svc, refused.lines)).chunks.at(-1)).toEqual({
       at: 0,
-      text: layerLine('Preparing', a) + '{"errorDetail":{"message":"unauthorized: authentication required"},"error":"unauthorized: authentication required"}\n',
+      text: layerLine('Preparing', a) + '{"errorDetail":{"message":"unauthorized: authentication required"},"error":"unauthorized: authentication required"}\r\n',
     })
     expect(svc.journal.entries.map(({ seq: _s, time: _t, ...e }) => e)).toStrictEqual([
       { type: 'push.start', repository: 'localhost:5000/app', tags: ['1'], registry: 'localhost:5000', auth: { username: 'alice', password: '***' } },

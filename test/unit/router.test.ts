@@ -86,7 +86,7 @@ describe('handle', () => {
     // Only POST pushes, only GET streams events: the other methods are no Docker route.
     for (const [method, url] of [['GET', '/images/app/push'], ['POST', '/events']]) {
       const res = await fake.protocol.handle(request(method, url))
-      expect([res.status, (await body(res)).message], `${method} ${url}`).toEqual([404, expect.stringMatching(/^page not found: /)])
+      expect([res.status, (await body(res)).message, res.headers['x-dockside-hint']], `${method} ${url}`).toEqual([404, 'page not found', expect.stringMatching(/^\w+ \/\S+ is not a Docker Engine API route/)])
     }
   })
 

@@ -59,7 +59,8 @@ export interface FaultDribble {
 
 /**
  * One fault rule, in the syntax the library, scenario files and the admin API share.
- * Exactly one action: `reply`, `refuse`, `error`, `close`, `drop`, `reset`, `truncate`, `stall`, `dribble` or `latency`
+ * Exactly one action: `reply`, `refuse`, `error`, `close`, `drop`, `reset`, `truncate`, `stall`, `unreachable`, `dribble`
+ * or `latency`
  * (`refuse` may carry `reply` as its status).
  */
 export interface FaultRule {
@@ -77,9 +78,9 @@ export interface FaultRule {
   message?: string
   /** Push only: an in-stream error line with this text (`errorDetail.message` and `error`); not empty. */
   error?: string
-  /** Push: where `error`, `reset`, `truncate` or `stall` strike: after this many layers. @default 0 */
+  /** Push: where `error`, `reset`, `truncate`, `stall` or `unreachable` strike: after this many layers. @default 0 */
   afterLayer?: number
-  /** Push: where `error`, `reset`, `truncate` or `stall` strike: once this many bytes were pushed. */
+  /** Push: where `error`, `reset`, `truncate`, `stall` or `unreachable` strike: once this many bytes were pushed. */
   afterBytes?: number
   /** Events only: close the socket with this code and reason (a close frame). */
   close?: { code: number; reason?: string }
@@ -91,6 +92,13 @@ export interface FaultRule {
   truncate?: boolean
   /** Headers, then silence (push after `afterLayer`/`afterBytes`; events: the upgrade is never answered, `/events` sends no event). */
   stall?: boolean
+  /**
+   * Push only: the registry cannot be reached, as the daemon reports it. Alone, it is down from the start: the
+   * `refers to` line, then `Get "http://HOST/v2/": dial tcp HOST: connect: connection refused`. With `afterLayer` or
+   * `afterBytes`, it dies there mid-upload: each layer still uploading counts down `Retrying in 5 seconds` ... `1 second`,
+   * then 10, 15 and 20 (the daemon's five attempts, 50 s of clock time), then `dial tcp HOST: connect: connection refused`.
+   */
+  unreachable?: boolean
   /** Push only: a slow dribble of lines. */
   dribble?: FaultDribble
   /** Latency on connect and per event. */
@@ -118,10 +126,18 @@ export type FaultAction =
   | { kind: 'reply'; status: number; message: string; retryAfter?: number }
   | { kind: 'error'; message: string; afterLayer: number; afterBytes?: number }
   | { kind: 'reset' | 'truncate' | 'stall'; afterLayer: number; afterBytes?: number }
+  /** `dies`: mid-upload at `afterLayer`/`afterBytes` (retry countdowns); else down from the start. */
+  | { kind: 'unreachable'; afterLayer: number; afterBytes?: number; dies: boolean }
   | { kind: 'close'; code: number; reason: string; afterMessages: number; afterTimeMs?: number }
   | { kind: 'drop'; afterMessages: number; afterTimeMs?: number }
   | { kind: 'dribble'; lineMs: number; jitterMs: number }
   | { kind: 'latency'; connectMs: number; perEventMs: number; jitterMs: number }
+
+/** The push faults that strike mid-stream, and the decision that carries one (the first of a push's decisions). */
+export type PushStreamFault = Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' | 'unreachable' }>
+const PUSH_STREAM_KINDS: readonly string[] = ['error', 'reset', 'truncate', 'stall', 'unreachable'] satisfies PushStreamFault['kind'][]
+export const findPushStreamFault = <D extends { action: FaultAction }>(decisions: readonly D[]): (D & { action: PushStreamFault }) | undefined =>
+  decisions.find((d): d is D & { action: PushStreamFault } => PUSH_STREAM_KINDS.includes(d.action.kind))
 
 /** What is at hand when a way in asks the plan. */
 export interface FaultContext {
@@ -133,11 +149,11 @@ export interface FaultContext {
   reconnect?: boolean
 }
 
-const ACTIONS = ['reply', 'refuse', 'error', 'close', 'drop', 'reset', 'truncate', 'stall', 'dribble', 'latency'] as const
+const ACTIONS = ['reply', 'refuse', 'error', 'close', 'drop', 'reset', 'truncate', 'stall', 'unreachable', 'dribble', 'latency'] as const
 type ActionName = (typeof ACTIONS)[number]
 const SITE_ACTIONS: Record<FaultSite, readonly ActionName[]> = {
   events: ['reply', 'refuse', 'close', 'drop', 'stall', 'latency'],
-  push: ['reply', 'error', 'reset', 'truncate', 'stall', 'dribble', 'latency'],
+  push: ['reply', 'error', 'reset', 'truncate', 'stall', 'unreachable', 'dribble', 'latency'],
 }
 
 /** The `match` fields each site's requests carry; another can never match there (a push has no filters). */
@@ -153,8 +169,8 @@ const SITE_MATCH: Record<FaultSite, readonly (keyof FaultMatch)[]> = {
 const MODIFIERS: Record<'afterMessages' | 'afterTime' | 'afterLayer' | 'afterBytes' | 'retryAfter', { sites: readonly FaultSite[]; actions: readonly ActionName[] }> = {
   afterMessages: { sites: ['events'], actions: ['close', 'drop'] },
   afterTime: { sites: ['events'], actions: ['close', 'drop'] },
-  afterLayer: { sites: ['push'], actions: ['error', 'reset', 'truncate', 'stall'] },
-  afterBytes: { sites: ['push'], actions: ['error', 'reset', 'truncate', 'stall'] },
+  afterLayer: { sites: ['push'], actions: ['error', 'reset', 'truncate', 'stall', 'unreachable'] },
+  afterBytes: { sites: ['push'], actions: ['error', 'reset', 'truncate', 'stall', 'unreachable'] },
   retryAfter: { sites: ['events', 'push'], actions: ['reply', 'refuse'] },
 }
 
@@ -337,6 +353,7 @@ export function actionOf(rule: FaultRule): FaultAction {
   if (rule.reset) return { kind: 'reset', ...where }
   if (rule.truncate) return { kind: 'truncate', ...where }
   if (rule.stall) return { kind: 'stall', ...where }
+  if (rule.unreachable) return { kind: 'unreachable', ...where, dies: rule.afterLayer !== undefined || rule.afterBytes !== undefined }
   if (rule.dribble) return { kind: 'dribble', lineMs: toMs(rule.dribble.line), jitterMs: rule.dribble.jitter === undefined ? 0 : toMs(rule.dribble.jitter) }
   if (rule.latency) {
     const l = rule.latency

@@ -1,4 +1,4 @@
-import type { FaultAction, FaultDecision } from '../faults/plan'
+import { findPushStreamFault, type FaultAction, type FaultDecision } from '../faults/plan'
 import type { Service } from '../service/service'
 import { pushReferenceProblem } from '../service/images'
 import { daemonReferenceText } from './docker-references'
@@ -184,8 +184,8 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
     return refusalResponse(reply.status, reply.message, reply.retryAfter)
   }
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected latency')
-  const struck = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))
-  const fault = struck?.action as Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }> | undefined
+  const struck = findPushStreamFault(decisions)
+  const fault = struck?.action
   const faultMissed = struck && ((why: string) => svc.faults.missed(struck.rule.id, why))
   const split = splitShutdown(req.signal)
   const start = startPush(

@@ -1,4 +1,4 @@
-import type { FaultAction } from '../faults/plan'
+import { findPushStreamFault, type FaultAction } from '../faults/plan'
 import { familiarName } from '../service/images'
 import { pushReferenceProblem, splitReference } from '../service/images'
 import { startPush } from '../service/push'
@@ -7,8 +7,6 @@ import type { Service } from '../service/service'
 
 /** The client name a timeline push is rate-limited, matched and journaled as. */
 export const SCENARIO_CLIENT = 'scenario'
-
-type StreamFault = Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }>
 
 /** Why a timeline step's `push` could not start (an invalid reference), or undefined. */
 export const pushStepProblem = (ref: string) => pushReferenceProblem(ref, undefined)
@@ -33,7 +31,7 @@ export function pushStep(svc: Service, ref: string): void {
   const decisions = svc.faults.decideAll('push', { route: `/images/${splitReference(ref).repository}/push`, image: name, client: SCENARIO_CLIENT })
   const reply = decisions.find((d) => d.action.kind === 'reply')?.action as Extract<FaultAction, { kind: 'reply' }> | undefined
   if (reply) return refused(`${reply.status} ${reply.message}`)
-  const fault = decisions.find((d) => ['error', 'reset', 'truncate', 'stall'].includes(d.action.kind))?.action as StreamFault | undefined
+  const fault = findPushStreamFault(decisions)?.action
   const start = startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
     { name, signal: svc.clock.lifetime, fault },

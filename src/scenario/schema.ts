@@ -41,7 +41,7 @@ function validator(def: SchemaDef | 'scenario'): Validate {
 }
 
 const DURATION = `must be a duration: milliseconds or a string like "250ms", "5s", "2m", "1h30m", from 0 to ${MAX_DURATION_MS} ms (100 years)`
-const FAULT_ACTIONS = '"reply", "refuse", "error", "close", "drop", "reset", "truncate", "stall", "dribble" or "latency"'
+const FAULT_ACTIONS = '"reply", "refuse", "error", "close", "drop", "reset", "truncate", "stall", "unreachable", "dribble" or "latency"'
 
 type Node = Record<string, unknown> & { oneOf?: Node[]; properties?: Record<string, Node>; items?: Node }
 const defs = schema.$defs as unknown as Record<string, Node>

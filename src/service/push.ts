@@ -1,4 +1,4 @@
-import type { FaultAction } from '../faults/plan'
+import type { PushStreamFault } from '../faults/plan'
 import { untilAborted } from './abort'
 import type { Clock } from '../time/clock'
 import { authorize, decodeRegistryAuth, maskAuth, type AuthConfig } from './auth'
@@ -33,8 +33,8 @@ export interface PushRequest {
    * ends as when the fake is reset or closed, with an error line that says so, never a clean end that reads as done.
    */
   halt?: AbortSignal
-  /** A fault decided for this push: an error line, a reset, a truncated line or a stall, mid-stream. */
-  fault?: Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }>
+  /** A fault decided for this push: an error line, a reset, a truncated line, a stall or a registry out of reach, mid-stream. */
+  fault?: PushStreamFault
   /**
    * Called once when the push ends without the fault striking (it finished short of `afterLayer`/`afterBytes`, its
    * credentials were refused, its client left first): the rule did nothing, so it must not count as fired.
@@ -45,9 +45,9 @@ export interface PushRequest {
 /** Thrown by the push stream when a fault resets the connection; the protocol turns it into a transport reset. */
 export class PushReset extends Error {}
 
-/** Half of the last line of a chunk (every chunk ends with its last line's newline): a truncated JSON line. */
+/** Half of the last line of a chunk (every chunk ends with its last line's CRLF): a truncated JSON line. */
 function truncateLast(chunk: string): string {
-  const body = chunk.slice(0, -1)
+  const body = chunk.slice(0, -2)
   const start = body.lastIndexOf('\n') + 1
   const last = body.slice(start)
   return body.slice(0, start) + last.slice(0, Math.max(1, Math.floor(last.length / 2)))
@@ -137,6 +137,21 @@ export const interruptedLine = (ref: string, by: 'reset' | 'server') =>
   errorLine(`push of ${ref} interrupted: ${by === 'server' ? "the fake's server closed" : 'the fake was reset or closed'}; this tag was not pushed`)
 
 export const errorLine = (message: string) => `{"errorDetail":{"message":${goString(message)}},"error":${goString(message)}}\r\n`
+
+/**
+ * How the daemon reaches a registry it cannot reach: over plain HTTP for a loopback registry (insecure by default, the
+ * address its last try dialled), else HTTPS; the address with the scheme's port when the host names none.
+ */
+function registryAddress(host: string): { scheme: 'http' | 'https'; dial: string } {
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host)
+  const name = m?.[1] ?? host
+  const loopback = name === 'localhost' || /^127\./.test(name) || name === '[::1]'
+  const scheme = loopback ? 'http' : 'https'
+  return { scheme, dial: `${name === 'localhost' ? '127.0.0.1' : name}:${m?.[2] ?? (loopback ? '80' : '443')}` }
+}
+
+/** The daemon's upload retries (distribution/xfer: five attempts, `retries * 5` seconds before each next one). */
+const RETRY_DELAYS_S = [5, 10, 15, 20]
 
 const CONCURRENCY = 5
 const TICK_MS = 100
@@ -255,11 +270,15 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       track?.end('failed', message)
       return errorLine(message)
     }
-    /** The fault strikes after `chunk`: an error line, a reset, half a line then a reset, or silence. */
-    async function* strike(chunk: string, tag: string): AsyncGenerator<string> {
+    /**
+     * The fault strikes after `chunk`: an error line, a reset, half a line then a reset, silence, or a registry gone
+     * (`uploading`: the layers whose uploads then fail and count down to their retries).
+     */
+    async function* strike(chunk: string, tag: string, uploading: readonly Layer[] = []): AsyncGenerator<string> {
       const f = fault!
       struck = true
       if (f.kind === 'error') return yield handOn(chunk) + fail(f.message)
+      if (f.kind === 'unreachable') return yield* unreachable(chunk, tag, uploading)
       deps.journal.record('push.failed', { repository, registry: host, fault: f.kind, layersDone, bytes })
       if (f.kind === 'stall') {
         // Not over while the client still waits on the open stream: the board shows it stalled, then how it ended.
@@ -282,9 +301,42 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
       } else yield handOn(chunk)
       throw new PushReset(`push ${f.kind === 'truncate' ? 'truncated mid-line' : 'reset'} by an injected fault`)
     }
+    /**
+     * The registry died mid-push: each upload still under way fails, and the daemon counts down to its next attempt
+     * (a line a second of clock time per layer: 5 seconds, then 10, 15, 20), then gives up with the dial error. With no
+     * upload left, the manifest's PUT is what fails, at once.
+     */
+    async function* unreachable(chunk: string, tag: string, uploading: readonly Layer[]): AsyncGenerator<string> {
+      const { scheme, dial } = registryAddress(host)
+      const refused = `dial tcp ${dial}: connect: connection refused`
+      if (uploading.length === 0) return yield handOn(chunk) + fail(`Put "${scheme}://${host}/v2/${qualifiedName(repository).replace(/^[^/]+\//, '')}/manifests/${tag}": ${refused}`)
+      let out = handOn(chunk)
+      for (const [attempt, delay] of RETRY_DELAYS_S.entries()) {
+        track?.stall(`registry ${host} out of reach (injected fault): retrying, attempt ${attempt + 2} of 5`)
+        for (let left = delay; left > 0; left--) {
+          out += uploading.map((l) => layerLine(`Retrying in ${left} second${left === 1 ? '' : 's'}`, l.shortId)).join('')
+          if (deps.clock.skipWait(1000, waitSignal)) continue
+          yield out
+          out = ''
+          if (!(await deps.clock.sleep(1000, waitSignal))) {
+            deps.journal.record('push.cancelled', { repository, tag, registry: host, layersDone, bytes, by: endedBy() })
+            track?.end('cancelled', `registry ${host} out of reach (injected fault); ${req.signal.aborted ? 'the client gave up' : 'the push was interrupted'}`)
+            if (!req.signal.aborted) yield interrupted(tag)
+            return
+          }
+        }
+      }
+      yield out + fail(refused)
+    }
     const faultDue = () =>
       fault !== undefined && (fault.afterBytes !== undefined ? bytes >= fault.afterBytes : layersDone >= fault.afterLayer)
 
+    if (fault?.kind === 'unreachable' && !fault.dies) {
+      // Down from the start: the daemon's first request, its ping of /v2/, fails to dial, before any layer or credential.
+      struck = true
+      const { scheme, dial } = registryAddress(host)
+      return yield status(`The push refers to repository [${qualifiedName(repository)}]`) + fail(`Get "${scheme}://${host}/v2/": dial tcp ${dial}: connect: connection refused`)
+    }
     yield status(`The push refers to repository [${qualifiedName(repository)}]`)
     for (const { tag, image } of resolved as { tag: string; image: Image }[]) {
       const layers = [...image.layers].reverse()
@@ -316,7 +368,7 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
         track?.layer(l.shortId, l.size, l.size, 'exists')
         layersDone++
       }
-      if (faultDue() && fault!.afterBytes === undefined) return yield* strike(chunk, tag)
+      if (faultDue() && fault!.afterBytes === undefined) return yield* strike(chunk, tag, todo.slice(0, CONCURRENCY))
       yield chunk
       const progress = new Map<Layer, number>()
       /** Bytes a tick of clock time moves; bytes due but not yet moved (under one per active layer). */
@@ -358,13 +410,13 @@ export function startPush(deps: PushDeps, req: PushRequest): PushStart {
           bytes += now - before
           chunk += pushingLine(l, now)
           track?.layer(l.shortId, l.size, now, now >= l.size ? 'pushed' : 'pushing')
-          if (fault?.afterBytes !== undefined && faultDue()) return yield* strike(chunk, tag)
+          if (fault?.afterBytes !== undefined && faultDue()) return yield* strike(chunk, tag, [...active, ...queue].slice(0, CONCURRENCY))
           if (now >= l.size) {
             chunk += layerLine('Pushed', l.shortId)
             landing.push(l)
             active.splice(active.indexOf(l), 1)
             layersDone++
-            if (faultDue()) return yield* strike(chunk, tag)
+            if (faultDue()) return yield* strike(chunk, tag, [...active, ...queue].slice(0, CONCURRENCY))
             const nextLayer = queue.shift()
             if (nextLayer) active.push(nextLayer)
           }

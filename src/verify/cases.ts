@@ -15,6 +15,11 @@ export interface CaseContext {
   dyingRegistry(side: Side): Promise<string>
   /** Tags the image the pushes send (`REPO:1.0`) as `repo:1.0` on a side, removed at the end. */
   tag(side: Side, repo: string): Promise<void>
+  /**
+   * Makes `repo:1.0` a one-layer image of its own on a side (on the real host, imported; removed at the end): a layer
+   * no registry holds, whatever the other cases pushed meanwhile.
+   */
+  freshImage(side: Side, repo: string): Promise<void>
 }
 
 /** Why a case may not run here, or undefined. */
@@ -123,7 +128,8 @@ const PUSH_CASES: Case[] = [
     async run(s, ctx) {
       const host = await ctx.dyingRegistry(s)
       const repo = `${host}/dockside-verify-${ctx.state.run}/app`
-      await ctx.tag(s, repo)
+      // Its own layer: the push it dies in must upload, not find the layer the other cases pushed to the registry.
+      await ctx.freshImage(s, repo)
       return answerLines(await s.request('POST', `${s.prefix}/images/${repo}/push?tag=1.0`, { headers: { 'x-registry-auth': 'e30=' }, timeoutMs: 180_000 }))
     },
   },

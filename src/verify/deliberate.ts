@@ -48,6 +48,14 @@ export const DELIBERATE: readonly Deliberate[] = [
     apply: realHeader('server'),
   },
   {
+    id: 'ping-swarm-header',
+    kind: 'version',
+    reason:
+      'the Swarm header of GET and HEAD /_ping came with Engine 23.0 (API 1.42; moby\'s version history: not versioned, a daemon that has it sends it whatever version the request asks); the 20.10 daemon sends none',
+    cases: /^ping$/,
+    apply: (real, fake) => (real.some((l) => l.startsWith('swarm: ')) ? [real, fake] : [real, fake.filter((l) => !l.startsWith('swarm: '))]),
+  },
+  {
     id: 'events-start-stop-only',
     kind: 'spec',
     reason:

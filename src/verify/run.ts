@@ -174,12 +174,16 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   try {
     fake = createDockside({ seed: 1, clock: 'auto' })
     const fakeSide = await setUpFake(fake, state, layers, real.pushLayer, daemon.apiVersion)
+    // The fake connects to no registry: what a registry that is down, or dies mid-upload, does to a push is a fault.
+    fake.faults.add({ id: 'registry-down', on: 'push', unreachable: true, times: 'always', match: { image: `${down}/dockside-verify-${runId}/app` } })
     const ctx: CaseContext = {
       state,
       downRegistry: down,
       dyingRegistry(side) {
         dying ??= dyingProxy(options.registry).then((p) => {
           proxies.push(p)
+          // The proxy dies at the first blob upload (after the daemon's first Pushing line): the same on the fake.
+          fake!.faults.add({ id: 'registry-dies', on: 'push', unreachable: true, afterBytes: 0, times: 'always', match: { image: `${p.host}/dockside-verify-${runId}/app` } })
           return p.host
         })
         // The fake is pushed to the same host name (it connects nowhere): what it answers there is the comparison.
@@ -191,6 +195,10 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         const a = await side.request('POST', `${side.prefix}/images/${encodeURIComponent(`${state.repo}:1.0`)}/tag?${q}`)
         if (a.status !== 201) throw new Error(`tagging ${state.repo}:1.0 as ${repo}:1.0: ${a.status} ${a.body.toString('utf8').trim()}`)
         if (side.name === 'real') real.tagged(`${repo}:1.0`)
+      },
+      async freshImage(side, repo) {
+        if (side.name === 'real') await real.importImage(`${repo}:1.0`, `${state.run}-dies`)
+        else fake!.images.add(`${repo}:1.0`, { layers: [real.pushLayer] })
       },
       websocket: readWebsocket,
       docker(side, args, opts = {}) {

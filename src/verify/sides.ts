@@ -71,6 +71,8 @@ export interface RealSetup {
   pushLayer: number
   /** Records a tag a case made, for the cleanup. */
   tagged(ref: string): void
+  /** Imports a one-layer image of its own (a file naming `salt` and the run) as `ref`, removed at the end. */
+  importImage(ref: string, salt: string): Promise<void>
   /** Removes what verify created on the host (containers, the tags it made); never throws, returns what it could not. */
   cleanup(): Promise<string[]>
 }
@@ -106,7 +108,7 @@ export function plannedActions(state: VerifyState): string[] {
   const c = (n: string) => `dockside-verify-${state.run}-${n}`
   return [
     `GET /_ping, GET /version, GET /images/${state.base}/json (read only)`,
-    `POST /images/create?fromSrc=- (docker import): a one-layer image holding one file that names the run, as ${state.repo}:1.0`,
+    `POST /images/create?fromSrc=- (docker import): a one-layer image holding one file that names the run, as ${state.repo}:1.0 (and another, for the push through the proxy that dies)`,
     `POST /images/${state.repo}:1.0/tag: ${pushTags(state).slice(1).join(', ')} (and a few more tags the cases make under dockside-verify-${state.run}/)`,
     `POST /containers/create: ${c('web')} (sh waiting, stops with 0) and ${c('job')} (sh -c 'exit 3'), labelled ${VERIFY_LABEL}=${state.run}, --network none`,
     `POST /containers/{id}/start and /stop on those two; GET /events over their window`,
@@ -176,13 +178,17 @@ export async function setUpReal(hostText: string, state: VerifyState, apiVersion
     }
     return left
   }
+  const importImage = async (ref: string, salt: string) => {
+    const colon = ref.lastIndexOf(':')
+    const imported = await request('POST', `${prefix}/images/create?fromSrc=-&repo=${encodeURIComponent(ref.slice(0, colon))}&tag=${encodeURIComponent(ref.slice(colon + 1))}`, { body: runLayer(salt), headers: { 'content-type': 'application/x-tar' } })
+    expectStatus(imported, [200], `importing a one-layer image as ${ref}`)
+    if (/"error"/.test(imported.body.toString('utf8'))) throw new Error(`importing a one-layer image as ${ref}: ${imported.body.toString('utf8').trim()}`)
+    tags.push(ref)
+  }
   try {
     // The image the pushes send: one layer made for this run (a file naming it), so that its first push uploads it
     // whatever earlier runs left in the registry, as the fake's does.
-    const imported = await request('POST', `${prefix}/images/create?fromSrc=-&repo=${encodeURIComponent(state.repo)}&tag=1.0`, { body: runLayer(state.run), headers: { 'content-type': 'application/x-tar' } })
-    expectStatus(imported, [200], `importing a one-layer image as ${state.repo}:1.0`)
-    if (/"error"/.test(imported.body.toString('utf8'))) throw new Error(`importing a one-layer image: ${imported.body.toString('utf8').trim()}`)
-    tags.push(`${state.repo}:1.0`)
+    await importImage(`${state.repo}:1.0`, state.run)
     for (const ref of pushTags(state).slice(1)) {
       const colon = ref.lastIndexOf(':')
       const q = `repo=${encodeURIComponent(ref.slice(0, colon))}&tag=${encodeURIComponent(ref.slice(colon + 1))}`
@@ -218,7 +224,7 @@ export async function setUpReal(hostText: string, state: VerifyState, apiVersion
       request,
     }
     await runLifecycle(side)
-    return { side, cleanup, pushLayer: layer, tagged: (ref: string) => tags.push(ref) }
+    return { side, cleanup, pushLayer: layer, tagged: (ref: string) => tags.push(ref), importImage }
   } catch (error) {
     await cleanup()
     throw error

@@ -12,8 +12,6 @@ import { realDockerMissing, startRealDocker, type RealDocker } from '../support/
  * off this list and the page).
  */
 const KNOWN_GAPS = [
-  'push/registry-down',
-  'push/registry-dies',
   'ping',
   'version',
   'containers/list',

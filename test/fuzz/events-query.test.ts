@@ -68,10 +68,10 @@ async function upgradeOnce(way: FuzzWay, query: string, fields: string[]) {
   expect([1000, 1005, 4410], `the websocket of ${path} (${way.name}) ended with ${closed.code} ${closed.reason}`).toContain(closed.code)
 }
 
-async function streamOnce(way: FuzzWay, query: string, fields: string[]) {
+async function streamOnce(way: FuzzWay, query: string, fields: string[], allow5xx?: (status: number, message: string | undefined) => boolean) {
   const path = `/events?${query}`
   const a = await way.head(path)
-  checkAnswer(a, { what: `GET ${path} (${way.name})`, fields })
+  checkAnswer(a, { what: `GET ${path} (${way.name})`, fields, allow5xx })
 }
 
 /** No socket outlives its client: after the batch the fake tracks none (a ghost socket is a leak). */
@@ -107,7 +107,8 @@ for (const w of WAYS) {
     })
 
     it('any since/until on GET /events: 200 or a JSON 4xx naming the parameter', { timeout: testTimeout(100) }, async () => {
-      await fc.assert(fc.asyncProperty(timeQuery, (q) => streamOnce(way, qs(q), ['since', 'until'])), fuzzParams(100))
+      // What Docker's parseTimestamp cannot read is its strconv error, a 500 as the daemon answers it (its help in the hint).
+      await fc.assert(fc.asyncProperty(timeQuery, (q) => streamOnce(way, qs(q), ['since', 'until'], (status, message) => status === 500 && /^strconv\.ParseInt: /.test(message ?? ''))), fuzzParams(100))
       await expectStillServes(fake, way)
     })
   })

@@ -50,7 +50,7 @@ const props = (node: { properties: object }) => Object.keys(node.properties).fil
 
 test('the schema and the TypeScript types name the same fields (the schema is the one source)', () => {
   const defs = schema.$defs
-  const rule = fields<FaultRule>({ id: true, on: true, match: true, reply: true, refuse: true, retryAfter: true, message: true, error: true, afterLayer: true, afterBytes: true, close: true, drop: true, reset: true, truncate: true, stall: true, dribble: true, latency: true, afterMessages: true, afterTime: true, times: true, after: true, every: true, probability: true, from: true, until: true })
+  const rule = fields<FaultRule>({ id: true, on: true, match: true, reply: true, refuse: true, retryAfter: true, message: true, error: true, afterLayer: true, afterBytes: true, close: true, drop: true, reset: true, truncate: true, stall: true, unreachable: true, dribble: true, latency: true, afterMessages: true, afterTime: true, times: true, after: true, every: true, probability: true, from: true, until: true })
   expect(props(defs.fault)).toEqual(rule)
   expect(props(defs.fault.properties.match)).toEqual(fields<FaultMatch>({ route: true, image: true, container: true, client: true, filters: true, reconnect: true }))
   expect(props(defs.fault.properties.latency)).toEqual(fields<FaultLatency>({ connect: true, perEvent: true, jitter: true }))

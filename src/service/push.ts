@@ -145,7 +145,7 @@ export const errorLine = (message: string) => `{"errorDetail":{"message":${goStr
 function registryAddress(host: string): { scheme: 'http' | 'https'; dial: string } {
   const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host)
   const name = m?.[1] ?? host
-  const loopback = name === 'localhost' || /^127\./.test(name) || name === '[::1]'
+  const loopback = name === 'localhost' || name.startsWith('127.') || name === '[::1]'
   const scheme = loopback ? 'http' : 'https'
   return { scheme, dial: `${name === 'localhost' ? '127.0.0.1' : name}:${m?.[2] ?? (loopback ? '80' : '443')}` }
 }

@@ -108,7 +108,7 @@ for (const w of WAYS) {
 
     it('any since/until on GET /events: 200 or a JSON 4xx naming the parameter', { timeout: testTimeout(100) }, async () => {
       // What Docker's parseTimestamp cannot read is its strconv error, a 500 as the daemon answers it (its help in the hint).
-      await fc.assert(fc.asyncProperty(timeQuery, (q) => streamOnce(way, qs(q), ['since', 'until'], (status, message) => status === 500 && /^strconv\.ParseInt: /.test(message ?? ''))), fuzzParams(100))
+      await fc.assert(fc.asyncProperty(timeQuery, (q) => streamOnce(way, qs(q), ['since', 'until'], (status, message) => status === 500 && (message ?? '').startsWith('strconv.ParseInt: '))), fuzzParams(100))
       await expectStillServes(fake, way)
     })
   })

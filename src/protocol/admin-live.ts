@@ -216,7 +216,8 @@ const feedCounts = new WeakMap<SocketHub, number>()
  * The stream ends (cleanly) when the fake is reset or closed; the browser's EventSource reconnects by itself.
  */
 function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRequest, target: Target): ProtoResponse {
-  const filter = compileFilters(parseFilters(target.query.get('filters')))
+  // The dashboard's feed filters as the events websocket does.
+  const filter = compileFilters(parseFilters(target.query.get('filters')), { imageIds: true })
   const ackParam = target.query.get('ack')
   if (ackParam !== undefined && ackParam !== '1' && ackParam !== '0') throw new InvalidInputError(`Invalid "ack" ${JSON.stringify(ackParam)}: expected 1 (send each state only once the last was acknowledged with POST /_dockside/live/ack) or 0.`)
   let feed: string | undefined

@@ -1,7 +1,7 @@
 import type { Container } from '../service/containers'
 import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
-import { parseFilterArgs } from '../service/filters'
 import type { Service } from '../service/service'
+import { dockerFilterArgs } from './docker-filters'
 import { resolveImage } from './docker-images'
 import { compileGoRegexp, GoRegexpSyntaxError, GoRegexpTooLargeError, type GoRegexp } from './go-regexp'
 import { json, type Target } from './http'
@@ -156,10 +156,10 @@ function listContainers(svc: Service, target: Target) {
   // JSON null is no filter at all (Go's json leaves Docker's Args empty), as on GET /images/json.
   const sent = target.query.get('filters')
   const raw = sent?.trim() === 'null' ? undefined : sent
-  const keys = parseFilterArgs(raw, { ...args, keysOfObjects: true })
+  const keys = dockerFilterArgs(raw, { ...args, keysOfObjects: true }, target.version)
   const f = { ...keys }
   if (f.health || f['is-task']) {
-    const exact = parseFilterArgs(raw, args)
+    const exact = dockerFilterArgs(raw, args, target.version)
     // Defined wherever `f` has the name: an empty `{}` or `[]` is no filter in both readings.
     for (const name of EXACT_FILTERS) if (f[name]) f[name] = exact[name]!
   }

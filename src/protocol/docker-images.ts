@@ -1,9 +1,10 @@
 import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
-import { parseFilterArgs } from '../service/filters'
+import { dockerFilterArgs } from './docker-filters'
 import { parseTimestampNano } from './events-common'
 import { familiarName, isRepository, missingImageName, splitReference, tagFormatProblem, type Image } from '../service/images'
 
 export { familiarName }
+import { qualifiedName } from '../service/registries'
 import type { Service } from '../service/service'
 import { compileGoRegexp, GO_REGEXP_MAX_STATES } from './go-regexp'
 import { daemonReferenceText } from './docker-references'
@@ -20,14 +21,24 @@ const decode = (segment: string) => {
 
 const seconds = (ms: number) => Math.floor(ms / 1000)
 
-/** Every `repo:tag` of one image, in creation order. */
+/**
+ * References in the daemon's order: its reference store sorts an image's references by their full name
+ * (`docker.io/library/nginx:1.27`, `localhost:5000/app:1.0`: lexicalRefs), then shows them familiar.
+ */
+const lexical = (refs: string[]) =>
+  refs
+    .map((r) => [qualifiedName(r), r] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, r]) => r)
+
+/** Every `repo:tag` of one image, as the daemon lists them. */
 function tagsOf(svc: Service, image: Image): string[] {
-  return svc.images.list().filter((e) => e.image === image).map((e) => `${e.repository}:${e.tag}`)
+  return lexical(svc.images.list().filter((e) => e.image === image).map((e) => `${e.repository}:${e.tag}`))
 }
 
-/** The `repo@sha256:...` references pushes recorded for this image, whatever its tags are now. */
+/** The `repo@sha256:...` references pushes recorded for this image, whatever its tags are now, as the daemon lists them. */
 function digestsOf(svc: Service, image: Image): string[] {
-  return svc.images.digests().filter((d) => d.image === image).map((d) => `${d.repository}@${d.digest}`)
+  return lexical(svc.images.digests().filter((d) => d.image === image).map((d) => `${d.repository}@${d.digest}`))
 }
 
 /**
@@ -217,7 +228,7 @@ function referenceGlob(p: string) {
  * except for `dangling`, read as Docker's `GetBoolOrDefault` reads it. Unknown names and values Docker refuses are a
  * 400 naming what is allowed. `image` selects images; `reference` selects which of an image's tags and digests match.
  */
-function imageFilter(svc: Service, raw: string | undefined): { image: (image: Image) => boolean; reference: (ref: string) => boolean; danglingOnly: boolean } {
+function imageFilter(svc: Service, raw: string | undefined, version: string | undefined): { image: (image: Image) => boolean; reference: (ref: string) => boolean; danglingOnly: boolean } {
   const args = {
     names: IMAGE_FILTER_NAMES,
     unknown: (name: string) => `invalid filter '${name}': GET /images/json takes the filters ${IMAGE_FILTER_NAMES.join(', ')}.`,
@@ -225,11 +236,11 @@ function imageFilter(svc: Service, raw: string | undefined): { image: (image: Im
   }
   // JSON null is no filter at all (Go's json leaves Docker's Args empty).
   if (raw?.trim() === 'null') raw = undefined
-  const f = parseFilterArgs(raw, { ...args, keysOfObjects: true })
+  const f = dockerFilterArgs(raw, { ...args, keysOfObjects: true }, version)
   let danglingOnly = false
   if (f.dangling) {
     // Read again with Docker's booleans (GetBoolOrDefault): defined, since `f.dangling` is (an empty object or list is no filter).
-    const set = parseFilterArgs(raw, args).dangling!
+    const set = dockerFilterArgs(raw, args, version).dangling!
     const yes = set.includes('true') || set.includes('1')
     const no = set.includes('false') || set.includes('0')
     if (yes === no) throw new InvalidFilterError(`invalid filter 'dangling=${f.dangling.join(',')}': expected one of true, false, 1 or 0.`)
@@ -257,8 +268,8 @@ function imageFilter(svc: Service, raw: string | undefined): { image: (image: Im
  * filter, with only the matching ones (`docker images REPO` prints a row for each repository they name), newest first.
  * `dangling=true` drops an image with a matching tag, as the daemon does.
  */
-function listImages(svc: Service, filters: string | undefined): ProtoResponse {
-  const filter = imageFilter(svc, filters)
+function listImages(svc: Service, filters: string | undefined, version: string | undefined): ProtoResponse {
+  const filter = imageFilter(svc, filters, version)
   const seen = new Set<Image>()
   const out = []
   for (const { image } of [...svc.images.list(), ...svc.images.digests()]) {
@@ -281,9 +292,18 @@ const IMAGE_TAG = /^\/images\/(.+)\/tag$/
 /** `GET /images/json`, `GET /images/{name}/json`, `POST /images/{name}/tag`. Undefined for other paths. */
 export function handleImages(svc: Service, req: ProtoRequest, target: Target): ProtoResponse | undefined {
   const { path } = target
-  if (path === '/images/json' && req.method === 'GET') return listImages(svc, target.query.get('filters'))
+  if (path === '/images/json' && req.method === 'GET') return listImages(svc, target.query.get('filters'), target.version)
   const ij = IMAGE_JSON.exec(path)
-  if (ij && req.method === 'GET') return json(200, inspect(svc, resolveOrThrow(svc, decode(ij[1])).image))
+  if (ij && req.method === 'GET') {
+    const sent = decode(ij[1])
+    try {
+      return json(200, inspect(svc, resolveOrThrow(svc, sent).image))
+    } catch (error) {
+      // The 20.10 daemon's inspect (API 1.41 and older) wraps the lookup's error: `no such image: X: No such image: X:latest`.
+      if (error instanceof NotFoundError && invalidParameterStatus(target.version) === 500) error.onWire(`no such image: ${sent}: ${error.message}`)
+      throw error
+    }
+  }
   const it = IMAGE_TAG.exec(path)
   if (it && req.method === 'POST') {
     // As the daemon's postImagesTag: `repo` is checked (httputils.RepoTagReference) before the image is looked up.

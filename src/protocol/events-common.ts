@@ -70,11 +70,12 @@ const compiled = new Map<string, CompiledFilter>()
  * compile per connect.
  */
 function compiledFilter(text: string | null | undefined, docker: boolean): CompiledFilter {
-  if (text === null || text === undefined) return compileFilters(parseFilters(text, { docker }))
+  // The websocket's `image` filter also takes image ids (the service's own client documents "imageid or name").
+  if (text === null || text === undefined) return compileFilters(parseFilters(text, { docker }), { imageIds: !docker })
   const key = docker ? `d${text}` : `w${text}`
   let filter = compiled.get(key)
   if (filter === undefined) {
-    filter = compileFilters(parseFilters(text, { docker }))
+    filter = compileFilters(parseFilters(text, { docker }), { imageIds: !docker })
     if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value!)
     compiled.set(key, filter)
   }

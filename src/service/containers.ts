@@ -66,13 +66,13 @@ const KNOWN_SHOWN = 10
 /** The label that holds a container's instance type on Hyper.sh (and in its events' Actor.Attributes). */
 const INSTANCE_TYPE_LABEL = 'sh_hyper_instancetype'
 
-export function createContainers(deps: { random: RandomSource; log: EventLog; now: () => number; journal: Journal }): Containers {
+export function createContainers(deps: { random: RandomSource; log: EventLog; now: () => number; journal: Journal; imageId?: (image: string) => string | undefined }): Containers {
   const byId = new Map<string, Container>()
   /** The same containers by name (names are unique): a create or a lookup is not a walk over thousands of them. */
   const byName = new Map<string, Container>()
 
   const emit = (c: ContainerInfo, action: 'start' | 'stop') =>
-    deps.log.append({ action, id: c.id, name: c.name, image: c.image, labels: c.labels as Record<string, string>, instanceType: c.instanceType, exitCode: c.exitCode })
+    deps.log.append({ action, id: c.id, name: c.name, image: c.image, imageId: deps.imageId?.(c.image), labels: c.labels as Record<string, string>, instanceType: c.instanceType, exitCode: c.exitCode })
 
   const find = (ref: string): Container | undefined => {
     const r = ref.replace(/^\//, '')

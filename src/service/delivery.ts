@@ -174,7 +174,8 @@ class Tracked {
   startUntil: bigint | undefined = undefined
   startSeq = 0
   /** The client's filters compiled, when a report is first read (the connection's own compiled copy serves delivery). */
-  filter: CompiledFilter | undefined = undefined
+  /** Its filters compiled as each way reads them: the websocket's, whose `image` filter also takes ids, and GET /events'. */
+  filter: { ws?: CompiledFilter; stream?: CompiledFilter } = {}
   /**
    * Sequence numbers of the events sent to it, in order, from `head` to `end` (one store per delivery: this is on the
    * hot path). Numbers, not the events: a client that left must not keep events the log dropped alive. Sends of
@@ -535,8 +536,9 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
    * walks the connections along with them.
    */
   const wanted = (t: Tracked, connections: Connection[], of: (c: Connection) => CompiledFilter): ((e: ServiceEvent) => boolean) => {
-    if (connections.every((c) => c.filters === t.filters)) {
-      const only = (t.filter ??= compileFilters(t.filters))
+    const via = connections[0]?.via ?? 'ws'
+    if (connections.every((c) => c.filters === t.filters && c.via === via)) {
+      const only = compiledOf(t, via)
       return (e) => only.matches(e)
     }
     let last = 0
@@ -570,12 +572,14 @@ export function createDeliveryTracker(deps: { log: EventLog; now: () => number; 
     }
   }
 
-  /** A connection's filters compiled, once per report for each filters object (the client's first ones once for good). */
+  /** A client's first filters compiled for a way in, once for good. */
+  const compiledOf = (t: Tracked, via: 'ws' | 'stream') => (t.filter[via] ??= compileFilters(t.filters, { imageIds: via === 'ws' }))
+  /** A connection's filters compiled, once per report for each filters object and way in (the client's first ones once for good). */
   const filtersOf = (t: Tracked) => {
-    const compiled = new Map<Filters, CompiledFilter>()
+    const compiled = { ws: new Map<Filters, CompiledFilter>(), stream: new Map<Filters, CompiledFilter>() }
     return (c: Connection) => {
-      let f = compiled.get(c.filters)
-      if (f === undefined) compiled.set(c.filters, (f = c.filters === t.filters ? (t.filter ??= compileFilters(c.filters)) : compileFilters(c.filters)))
+      let f = compiled[c.via].get(c.filters)
+      if (f === undefined) compiled[c.via].set(c.filters, (f = c.filters === t.filters ? compiledOf(t, c.via) : compileFilters(c.filters, { imageIds: c.via === 'ws' })))
       return f
     }
   }

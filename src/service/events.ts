@@ -29,6 +29,8 @@ export interface EventInput {
   id: string
   name: string
   image: string
+  /** The id of the container's image, when the fake has it (for the websocket's `image` filter by id). */
+  imageId?: string
   labels: Record<string, string>
   instanceType: string
   exitCode: number
@@ -132,6 +134,7 @@ class Event implements ServiceEvent, EventInput {
   readonly id: string
   readonly name: string
   readonly image: string
+  readonly imageId: string | undefined
   readonly labels: Record<string, string>
   readonly action: EventKind
   readonly instanceType: string
@@ -147,6 +150,7 @@ class Event implements ServiceEvent, EventInput {
     this.id = input.id
     this.name = input.name
     this.image = input.image
+    this.imageId = input.imageId
     this.labels = input.labels
     this.action = input.action
     this.instanceType = input.instanceType

@@ -27,6 +27,8 @@ export interface FilterSubject {
   exitCode?: number
   /** The event's `sh_hyper_instancetype` attribute. */
   instanceType?: string
+  /** The id (`sha256:...`) of the container's image when the fake has that image: the service's `image` filter takes it. */
+  imageId?: string
 }
 
 /**
@@ -58,10 +60,10 @@ export interface CompiledFilter {
 
 /** How {@link parseFilterArgs} words its refusals and which names it takes. */
 export interface FilterArgsOptions {
-  /** Filter names accepted; any other is refused with `unknown(name)`. */
+  /** Filter names accepted; any other is refused with `unknown(name)`, or ignored without it. */
   names: readonly string[]
-  /** The refusal for a name not in `names`. */
-  unknown(name: string): string
+  /** The refusal for a name not in `names`; without it such a name is ignored (Docker's GET /events never checks). */
+  unknown?(name: string): string
   /** An example of the expected shape, for the refusal of a value that is not a JSON object. */
   example: string
   /**
@@ -106,7 +108,10 @@ export function parseFilterArgs(raw: string | null | undefined, options: FilterA
     )
   }
   for (const [name, value] of Object.entries(json as Record<string, unknown>)) {
-    if (!options.names.includes(name)) throw new InvalidFilterError(options.unknown(name))
+    if (!options.names.includes(name)) {
+      if (options.unknown) throw new InvalidFilterError(options.unknown(name))
+      continue
+    }
     let values: string[]
     if (Array.isArray(value)) {
       if (!value.every((v) => typeof v === 'string')) {
@@ -150,17 +155,19 @@ const DOCKER_EVENTS_NAMES: readonly string[] = [...FILTER_NAMES, ...DOCKER_EVENT
 /**
  * Parses the `filters` query value (JSON, already percent-decoded) into {@link Filters}.
  * Accepts values as an object of booleans (`{"event":{"start":true}}`) or a list (`{"event":["start"]}`).
- * `docker: true` (Docker's `GET /events`) also takes Docker's other event filter names
- * ({@link DOCKER_EVENT_FILTER_NAMES}); without it (the events websocket) they are refused.
+ * `docker: true` (Docker's `GET /events`) reads them as the daemon does: its other event filter names
+ * ({@link DOCKER_EVENT_FILTER_NAMES}) are taken, a name it does not know is ignored and any `event` value is taken (moby's
+ * getEvents validates neither; an event the service never emits selects nothing). Without it (the events websocket),
+ * an unknown name or an `event` other than start and stop is refused with the allowed list (PROTOCOL.md).
  */
 export function parseFilters(raw: string | null | undefined, options: { docker?: boolean } = {}): Filters {
   const names = options.docker ? DOCKER_EVENTS_NAMES : EVENTS_NAMES
   const allowed = `Allowed filter names: ${names.join(', ')}.`
   return parseFilterArgs(raw, {
     names,
-    unknown: (name) => `Invalid filter "${name}". ${allowed}`,
+    unknown: options.docker ? undefined : (name) => `Invalid filter "${name}". ${allowed}`,
     example: '{"event":{"start":true},"label":["app=web"]}',
-    check: checkEventValue,
+    check: options.docker ? undefined : checkEventValue,
   }) as Filters
 }
 
@@ -205,8 +212,22 @@ function imageName(image: string): string {
   return lastName
 }
 
-/** Compiles filters into a predicate (Docker's semantics: names AND, values OR, labels all must match). */
-export function compileFilters(filters: Filters): CompiledFilter {
+/**
+ * Whether an `image` filter value names this image id: the full id, with or without `sha256:`, or a prefix of at least
+ * 12 hex digits (as `docker images` shows it). The official client documents the filter as "imageid or name" and its
+ * test lists filter by a full id and a 12-digit prefix (hyperhq/websocket-client).
+ */
+function namesImageId(value: string, imageId: string): boolean {
+  const hex = value.startsWith('sha256:') ? value.slice(7) : value
+  return hex.length >= 12 && /^[0-9a-f]+$/.test(hex) && imageId.startsWith(`sha256:${hex}`)
+}
+
+/**
+ * Compiles filters into a predicate (Docker's semantics: names AND, values OR, labels all must match). `imageIds`: the
+ * service's events websocket, whose `image` filter also takes the id of the container's image (Docker's `GET /events`
+ * does not: the Engine's matchImage compares the actor's id, which is the container's).
+ */
+export function compileFilters(filters: Filters, options: { imageIds?: boolean } = {}): CompiledFilter {
   const tests: ((s: FilterSubject) => boolean)[] = []
   const { container, event, image, label } = filters
   // A name present with no selected value (e.g. {"event":{"start":false}}) selects nothing, as in Docker;
@@ -217,11 +238,12 @@ export function compileFilters(filters: Filters): CompiledFilter {
     tests.push((s) => container.some((c) => s.id.startsWith(c) || s.name.startsWith(c)))
   }
   if (event) tests.push((s) => event.includes(s.action))
+  const byId = options.imageIds === true
   if (image) {
     // The Engine's matchImage also takes the event's actor id exactly: for a container event, the container's id.
     tests.push((s) => {
       const name = imageName(s.image)
-      return image.some((i) => s.image === i || name === i || s.id === i)
+      return image.some((i) => s.image === i || name === i || s.id === i || (byId && s.imageId !== undefined && namesImageId(i, s.imageId)))
     })
   }
   // Docker's other event filters (GET /events only). Every event here is a container event in the local scope.

@@ -66,6 +66,7 @@ export function createService(options: ServiceOptions = {}, host?: HostTimers, c
   const rateLimit = createRateLimiter({ now: () => clock.now(), journal, check })
   if (options.rateLimit !== undefined) rateLimit.set(options.rateLimit)
   const now = () => clock.now()
+  const images = createImages({ random, now })
   const maxConnectionAge = options.maxConnectionAge ?? '24h'
   const pushBandwidth = options.pushBandwidth ?? 20_000_000
   if (!(pushBandwidth > 0)) throw new RangeError(`Invalid pushBandwidth ${pushBandwidth}: expected bytes per second above 0.`)
@@ -85,8 +86,8 @@ export function createService(options: ServiceOptions = {}, host?: HostTimers, c
     random,
     journal,
     log,
-    containers: createContainers({ random, log, now, journal }),
-    images: createImages({ random, now }),
+    containers: createContainers({ random, log, now, journal, imageId: (image) => images.resolve(image)?.id }),
+    images,
     registries: createRegistries(),
     // Fault draws from a stream of their own: a client's reconnects or a second subscriber never shift the ids.
     faults: createFaultPlan({ journal, random: createRandom(seed, 1), elapsed: () => clock.elapsed(), check }),

@@ -124,6 +124,30 @@ const sameLines = (a: readonly string[], b: readonly string[]) => a.length === b
  * Compares two transcripts as `normalise` leaves them; where they differ, rewrites the raw transcripts by each
  * deliberate difference that applies to the case, and names those whose rewrites make them agree.
  */
+/**
+ * Key paths whose value is `null` on one side and a list or object on the other (or an empty list against one with
+ * elements), as one: Go writes a nil slice or map as `null`, and the objects differ in content, not in shape (an
+ * imported image has no `Env`, the fake's images have one). Both sides then read `PATH: null or empty`, without the
+ * composite side's children.
+ */
+export function alignEmpty(real: string[], fake: string[]): [string[], string[]] {
+  const KEY = /^(\.?[^:]*?): (null|array|\[\]|\{\})$/
+  const kinds = (lines: string[]) => new Map(lines.flatMap((l) => { const m = KEY.exec(l); return m ? [[m[1], m[2]] as const] : [] }))
+  const [r, f] = [kinds(real), kinds(fake)]
+  // null against a list or an object, and an empty list against a list with elements: the same key, other content.
+  const same = (a: string, b: string) => a === b || !((a === 'null') !== (b === 'null') || (a === '[]' && b === 'array') || (a === 'array' && b === '[]'))
+  const paths = [...r].filter(([p, k]) => f.has(p) && !same(k, f.get(p)!)).map(([p]) => p)
+  if (paths.length === 0) return [real, fake]
+  const under = (l: string) => paths.find((p) => l.startsWith(`${p}: `) || l.startsWith(`${p}.`) || l.startsWith(`${p}[]`))
+  const rewrite = (lines: string[]) =>
+    lines.flatMap((l) => {
+      const p = under(l)
+      if (p === undefined) return [l]
+      return l.startsWith(`${p}: `) ? [`${p}: null or empty`] : []
+    })
+  return [rewrite(real), rewrite(fake)]
+}
+
 export function judge(
   id: string,
   real: string[],
@@ -131,6 +155,7 @@ export function judge(
   normalise: (lines: string[]) => string[],
   rules: readonly Deliberate[] = DELIBERATE,
 ): { verdict: Verdict; real: string[]; fake: string[]; deliberate: { id: string; reason: string }[] } {
+  ;[real, fake] = alignEmpty(real, fake)
   const [nr, nf] = [normalise(real), normalise(fake)]
   if (sameLines(nr, nf)) return { verdict: 'alike', real: nr, fake: nf, deliberate: [] }
   let [r, f] = [real, fake]

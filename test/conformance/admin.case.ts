@@ -130,7 +130,7 @@ export const adminCases: Case[] = [
       expect((await bad.json()).message).toBe('rules[2].match.route: must be a string')
       // A rule the schema accepts but the plan refuses (an action on the wrong site, an id used twice) is refused the same way.
       const wrongSite = await h.fetch('/_dockside/faults', post({ rules: [ok, { on: 'push', close: { code: 4000 } }] }))
-      expect((await wrongSite.json()).message).toBe('rules[1].close: does not apply to "push"; actions on "push": reply, error, reset, truncate, stall, dribble, latency')
+      expect((await wrongSite.json()).message).toBe('rules[1].close: does not apply to "push"; actions on "push": reply, error, reset, truncate, stall, unreachable, dribble, latency')
       const sameId = await h.fetch('/_dockside/faults', post({ rules: [{ ...ok, id: 'a' }, { ...ok, id: 'a' }] }))
       expect((await sameId.json()).message).toBe('rules[1].id: a fault rule with id "a" already exists')
       const extra = await h.fetch('/_dockside/faults', post({ rules: [ok], times: 2 }))

@@ -88,6 +88,28 @@ export const eventsCases: Case[] = [
     },
   },
   {
+    // The service's own client (hyperhq/websocket-client) documents `image` as "imageid or name" and its test lists
+    // filter by a full id and a 12-digit prefix; Docker's GET /events does not (its matchImage compares the actor's id).
+    name: 'filters: image by id on the websocket (full, with or without sha256:, or a prefix of 12 or more hex digits)',
+    async run({ fake, h }) {
+      const alpine = fake.images.add('alpine:3.20', { layers: 1 })
+      const hex = alpine.id.slice('sha256:'.length)
+      const c = fake.containers.create({ name: 'a', image: 'alpine:3.20' })
+      const other = fake.containers.create({ name: 'o', image: 'nginx:1.27' })
+      const byId = await Promise.all([alpine.id, hex, hex.slice(0, 12)].map((v) => h.connect(`/events/ws?filters=${enc({ image: [v] })}`)))
+      const tooShort = await h.connect(`/events/ws?filters=${enc({ image: [hex.slice(0, 11)] })}`)
+      other.start()
+      c.start()
+      for (const ws of byId) expect(JSON.parse(await ws.nextMessage()).id).toBe(c.id)
+      fake.containers.create({ name: 'sentinel', image: hex.slice(0, 11) }).start()
+      // An 11-digit prefix is a name: only the container created with that image name matches it.
+      expect(JSON.parse(await tooShort.nextMessage()).Actor.Attributes.name).toBe('sentinel')
+      // Docker's route, over the same events (until: now, so the stream ends): nothing.
+      const docker = await h.fetch(`/events?since=0&until=${fake.clock.now() / 1000}&filters=${enc({ image: [alpine.id] })}`)
+      expect(await docker.text()).toBe('')
+    },
+  },
+  {
     name: 'filters: label key, key=value split on the first =, every label must match, names AND together',
     async run({ fake, h }) {
       const c = web(fake)

@@ -7,10 +7,10 @@ import { expect, it } from 'vitest'
 import { createDockside, InvalidInputError } from '../../src/index'
 
 it.each([
-  [{ on: 'push', reply: 500, afterLayer: 2 }, 'afterLayer: is read only by "error", "reset", "truncate", "stall" on "push", and this rule\'s action is "reply" on "push", so it would be ignored; drop "afterLayer"'],
-  [{ on: 'push', dribble: { line: '1s' }, afterBytes: 10 }, 'afterBytes: is read only by "error", "reset", "truncate", "stall" on "push", and this rule\'s action is "dribble" on "push"'],
-  [{ on: 'events', drop: true, afterLayer: 1 }, 'afterLayer: is read only by "error", "reset", "truncate", "stall" on "push", and this rule\'s action is "drop" on "events"'],
-  [{ on: 'events', stall: true, afterLayer: 1 }, 'afterLayer: is read only by "error", "reset", "truncate", "stall" on "push", and this rule\'s action is "stall" on "events"'],
+  [{ on: 'push', reply: 500, afterLayer: 2 }, 'afterLayer: is read only by "error", "reset", "truncate", "stall", "unreachable" on "push", and this rule\'s action is "reply" on "push", so it would be ignored; drop "afterLayer"'],
+  [{ on: 'push', dribble: { line: '1s' }, afterBytes: 10 }, 'afterBytes: is read only by "error", "reset", "truncate", "stall", "unreachable" on "push", and this rule\'s action is "dribble" on "push"'],
+  [{ on: 'events', drop: true, afterLayer: 1 }, 'afterLayer: is read only by "error", "reset", "truncate", "stall", "unreachable" on "push", and this rule\'s action is "drop" on "events"'],
+  [{ on: 'events', stall: true, afterLayer: 1 }, 'afterLayer: is read only by "error", "reset", "truncate", "stall", "unreachable" on "push", and this rule\'s action is "stall" on "events"'],
   [{ on: 'events', reply: 429, afterMessages: 3 }, 'afterMessages: is read only by "close", "drop" on "events", and this rule\'s action is "reply" on "events", so it would be ignored; drop "afterMessages"'],
   [{ on: 'events', stall: true, afterTime: '1s' }, 'afterTime: is read only by "close", "drop" on "events", and this rule\'s action is "stall" on "events"'],
   [{ on: 'push', error: 'denied', afterMessages: 1 }, 'afterMessages: is read only by "close", "drop" on "events", and this rule\'s action is "error" on "push"'],

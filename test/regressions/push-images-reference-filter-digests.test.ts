@@ -39,7 +39,7 @@ describe('GET /images/json: the reference filter applies to RepoDigests too', ()
     expect(await list(['localhost:5000/team/app'])).toEqual([{ Id: app.id, RepoTags: ['localhost:5000/team/app:1.0'], RepoDigests: [digest] }])
     // A pattern with a tag matches no digest reference (`repo@sha256:...` is not `repo:tag`), as FamiliarMatch does.
     expect(await list(['localhost:5000/team/app:1.0'])).toEqual([{ Id: app.id, RepoTags: ['localhost:5000/team/app:1.0'], RepoDigests: [] }])
-    expect(await list(['localhost:5000/*/app'])).toEqual([{ Id: app.id, RepoTags: ['localhost:5000/team/app:1.0', 'localhost:5000/other/app:1'], RepoDigests: [digest] }])
+    expect(await list(['localhost:5000/*/app'])).toEqual([{ Id: app.id, RepoTags: ['localhost:5000/other/app:1', 'localhost:5000/team/app:1.0'], RepoDigests: [digest] }])
     // A pattern over the whole digest reference selects the digests only.
     expect(await list(['localhost:5000/team/app@sha256:*'])).toEqual([{ Id: app.id, RepoTags: [], RepoDigests: [digest] }])
     expect(await list(['nginx', 'localhost:5000/other/app'])).toEqual([

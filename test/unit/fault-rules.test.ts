@@ -19,9 +19,9 @@ const ACTIONS: Record<string, Partial<FaultRule>> = {
   latency: { latency: { connect: '1s' } },
 }
 const ON_EVENTS = 'reply, refuse, close, drop, stall, latency'
-const ON_PUSH = 'reply, error, reset, truncate, stall, dribble, latency'
+const ON_PUSH = 'reply, error, reset, truncate, stall, unreachable, dribble, latency'
 const EXACTLY_ONE =
-  'fault rule: must have exactly one action: "reply", "refuse", "error", "close", "drop", "reset", "truncate", "stall", "dribble" or "latency" ("refuse" may carry "reply" as its status)'
+  'fault rule: must have exactly one action: "reply", "refuse", "error", "close", "drop", "reset", "truncate", "stall", "unreachable", "dribble" or "latency" ("refuse" may carry "reply" as its status)'
 
 /** The message fake.faults.add throws for a rule, or 'ok' when it takes it. */
 function verdict(rule: unknown): string {

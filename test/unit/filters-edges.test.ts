@@ -43,11 +43,11 @@ describe('refusals, word for word', () => {
     expect(refusal(JSON.stringify({ label: list }))).toBe(`Invalid filter "label": a list must hold only strings, got ${JSON.stringify(list)}.`)
   })
 
-  it("Docker's /events takes its other names, and refuses others listing them all", () => {
+  it("Docker's /events takes its other names, and ignores names and events it does not know, as moby's getEvents does; the websocket refuses them", () => {
     expect(refusal('{"type":["container"],"scope":["local"],"network":["n"]}', true)).toBe('ok')
-    expect(refusal('{"colour":["red"]}', true)).toBe(
-      'Invalid filter "colour". Allowed filter names: container, event, image, label, type, scope, daemon, network, volume, plugin, node, service, secret, config.',
-    )
+    expect(refusal('{"colour":["red"],"event":["die"]}', true)).toBe('ok')
+    expect(parseFilters('{"colour":["red"],"event":["die"]}', { docker: true })).toEqual({ event: ['die'] })
+    expect(refusal('{"colour":["red"]}')).toBe('Invalid filter "colour". Allowed filter names: container, event, image, label.')
   })
 
   it('empty values: "" and {} and [] are no filter; a name with only false values is kept empty', () => {

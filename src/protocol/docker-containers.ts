@@ -1,14 +1,14 @@
+import { apiAtLeast } from './api-version'
 import type { Container } from '../service/containers'
 import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
 import type { Service } from '../service/service'
+import { containerInspect, containerSummary, NETWORK_IDS, type ContainerView } from './docker-container-json'
 import { dockerFilterArgs } from './docker-filters'
 import { resolveImage } from './docker-images'
 import { compileGoRegexp, GoRegexpSyntaxError, GoRegexpTooLargeError, type GoRegexp } from './go-regexp'
 import { json, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
-const ZERO_TIME = '0001-01-01T00:00:00Z'
-const iso = (ms: number | undefined) => (ms === undefined ? ZERO_TIME : new Date(ms).toISOString())
 
 /** Docker's units.HumanDuration, as `docker ps` prints it in STATUS. */
 export function humanDuration(ms: number): string {
@@ -47,57 +47,9 @@ function configLabels(c: Container): Record<string, string> {
   return Object.fromEntries(Object.keys(labels).sort().map((k) => [k, labels[k]]))
 }
 
-function summary(svc: Service, c: Container) {
-  // Field set of Docker's container Summary (API 1.47); `docker ps` reads Names, Image, Command, Created, Status, Ports.
-  return {
-    Id: c.id,
-    Names: [`/${c.name}`],
-    Image: c.image,
-    ImageID: imageId(svc, c),
-    Command: 'sh',
-    Created: Math.floor(c.created / 1000),
-    Ports: [],
-    Labels: configLabels(c),
-    State: c.state,
-    Status: status(c, svc.clock.now()),
-    HostConfig: { NetworkMode: 'default' },
-    NetworkSettings: { Networks: {} },
-    Mounts: [],
-  }
-}
-
-/** `size` (`docker inspect -s`) adds the daemon's SizeRw and SizeRootFs: nothing written, and the image's size. */
-function inspect(svc: Service, c: Container, size: boolean) {
-  const sizes = size ? { SizeRw: 0, SizeRootFs: resolveImage(svc, c.image)?.size ?? 0 } : {}
-  return {
-    Id: c.id,
-    Created: iso(c.created),
-    Path: 'sh',
-    Args: [],
-    State: {
-      Status: c.state,
-      Running: c.state === 'running',
-      Paused: false,
-      Restarting: false,
-      OOMKilled: false,
-      Dead: false,
-      Pid: 0,
-      ExitCode: c.exitCode,
-      Error: '',
-      StartedAt: iso(c.startedAt),
-      FinishedAt: iso(c.finishedAt),
-    },
-    Image: imageId(svc, c),
-    Name: `/${c.name}`,
-    RestartCount: 0,
-    Driver: 'overlay2',
-    Platform: 'linux',
-    HostConfig: { NetworkMode: 'default' },
-    ...sizes,
-    Config: { Hostname: c.id.slice(0, 12), Image: c.image, Labels: configLabels(c), Env: [], Cmd: ['sh'] },
-    NetworkSettings: { Networks: {} },
-    Mounts: [],
-  }
+/** What the container JSON shows beyond the container: `size` (`docker inspect -s`, `docker ps -s`) adds the daemon's SizeRw and SizeRootFs (nothing written, and the image's size). */
+function viewOf(svc: Service, c: Container, size: boolean): ContainerView {
+  return { labels: configLabels(c), imageId: imageId(svc, c), status: status(c, svc.clock.now()), sizes: size ? { SizeRw: 0, SizeRootFs: resolveImage(svc, c.image)?.size ?? 0 } : undefined }
 }
 
 /** The filter names of `GET /containers/json`, as the Engine's daemon/list.go accepts them. */
@@ -240,12 +192,13 @@ function listContainers(svc: Service, target: Target) {
     if (limit > 0 && out.length === limit) break
     if (exited.length && !(c.state === 'exited' && c.startedAt !== undefined && exited.includes(c.exitCode))) continue
     if (f.status && !f.status.includes(c.state)) continue
-    // No fake container has a health check (Docker reports "none"), a volume, a network, or a port. `health` given
-    // only as false values is empty here and matches nothing (ExactMatch).
+    // No fake container has a health check (Docker reports "none"), a volume or a port. `health` given only as false
+    // values is empty here and matches nothing (ExactMatch). `network` names its one network by name or id, exactly.
     if (f.health && !f.health.includes('none')) continue
-    if (f.volume || f.network || f.publish || f.expose) continue
+    if (f.volume || f.publish || f.expose) continue
+    if (f.network && !f.network.some((n) => n === c.networkMode || n === NETWORK_IDS[c.networkMode])) continue
     if (ancestors && !ancestors.has(imageId(svc, c))) continue
-    out.push(size ? { ...summary(svc, c), SizeRw: 0, SizeRootFs: resolveImage(svc, c.image)?.size ?? 0 } : summary(svc, c))
+    out.push(containerSummary(c, viewOf(svc, c, size), target.version))
   }
   return out
 }
@@ -263,17 +216,6 @@ function idOrName(svc: Service, filter: string, value: string): Container {
 
 const CONTAINER = /^\/containers\/([^/]+)\/(json|start|stop)$/
 
-/** Whether the request's API version is `min` or later; none given is the latest, as the daemon reads it. */
-export function apiAtLeast(version: string | undefined, min: string): boolean {
-  if (version === undefined) return true
-  const a = version.split('.').map(Number)
-  const b = min.split('.').map(Number)
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const d = (a[i] ?? 0) - (b[i] ?? 0)
-    if (d !== 0) return d > 0
-  }
-  return true
-}
 
 /** The signal names of moby/sys/signal on Linux (ParseSignal takes them with or without SIG, in any case). */
 const SIGNALS = new Set([
@@ -317,7 +259,7 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
     // keep the raw reference; the lookup fails with a clear message
   }
   const [, , action] = m
-  if (action === 'json' && req.method === 'GET') return json(200, inspect(svc, container(svc, ref), boolValue(target.query.get('size'))))
+  if (action === 'json' && req.method === 'GET') return json(200, containerInspect(container(svc, ref), viewOf(svc, container(svc, ref), boolValue(target.query.get('size'))), target.version))
   if (req.method !== 'POST' || action === 'json') return undefined
   // Both checked before the lookup, as the daemon's postContainersStart and postContainersStop check them.
   if (action === 'start' && apiAtLeast(target.version, '1.24')) {

@@ -1,3 +1,4 @@
+import { apiAtLeast } from './api-version'
 import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
 import { dockerFilterArgs } from './docker-filters'
 import { parseTimestampNano } from './events-common'
@@ -95,8 +96,8 @@ function referenceFormatProblem(raw: string): string | undefined {
   return `invalid reference format: ${JSON.stringify(raw)} is not an image id or [host[:port]/]path[:tag][@sha256:<64 hex>] with a lower-case path, e.g. "localhost:5000/team/app:1.0".`
 }
 
-function summary(svc: Service, image: Image) {
-  // Field set of Docker's ImageSummary (API 1.47); the CLI's table reads RepoTags, Id, Created, Size.
+function summary(svc: Service, image: Image, version: string | undefined) {
+  // Field set of Docker's ImageSummary; the CLI's table reads RepoTags, Id, Created, Size. VirtualSize below API 1.44.
   return {
     // The daemon counts containers only for `docker system df` (ContainerCount); otherwise -1, "not computed".
     Containers: -1,
@@ -108,30 +109,61 @@ function summary(svc: Service, image: Image) {
     RepoTags: tagsOf(svc, image),
     SharedSize: -1,
     Size: image.size,
+    ...(apiAtLeast(version, '1.44') ? {} : { VirtualSize: image.size }),
   }
 }
+
+/** An image's config as a container.Config: the fake's images are as if pulled (a PATH and `sh`). */
+const imageConfig = () => ({
+  Hostname: '',
+  Domainname: '',
+  User: '',
+  AttachStdin: false,
+  AttachStdout: false,
+  AttachStderr: false,
+  Tty: false,
+  OpenStdin: false,
+  StdinOnce: false,
+  Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
+  Cmd: ['sh'],
+  Image: '',
+  Volumes: null,
+  WorkingDir: '',
+  Entrypoint: null,
+  OnBuild: null,
+  Labels: null,
+})
 
 /** The platform of every image the fake holds: what inspect reports, and what a push's `platform` must match. */
 export const IMAGE_PLATFORM = { os: 'linux', architecture: 'amd64' } as const
 
-function inspect(svc: Service, image: Image) {
-  return {
+/**
+ * `GET /images/{name}/json` as the daemon of the request's API version writes it: the 20.10 daemon (API 1.41 and
+ * older) with Container, ContainerConfig and Config in their place; Engine 28 drops VirtualSize from 1.44 and Container
+ * and ContainerConfig from 1.45, and below 1.50 writes its legacy Config last (image_routes.go's imageInspectLegacy).
+ */
+function inspect(svc: Service, image: Image, version: string | undefined) {
+  const old = !apiAtLeast(version, '1.42')
+  const head = {
     Id: image.id,
     RepoTags: tagsOf(svc, image),
     RepoDigests: digestsOf(svc, image),
     Parent: '',
     Comment: '',
     Created: new Date(image.created).toISOString(),
+    ...(apiAtLeast(version, '1.45') ? {} : { Container: '', ContainerConfig: { ...imageConfig(), Env: null, Cmd: null } }),
     DockerVersion: '',
     Author: '',
-    Config: { Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], Cmd: ['sh'], Labels: null },
+    ...(old ? { Config: imageConfig() } : {}),
     Architecture: IMAGE_PLATFORM.architecture,
     Os: IMAGE_PLATFORM.os,
     Size: image.size,
-    GraphDriver: { Name: 'overlay2', Data: null },
+    ...(apiAtLeast(version, '1.44') ? {} : { VirtualSize: image.size }),
+    GraphDriver: { Data: null, Name: 'overlay2' },
     RootFS: { Type: 'layers', Layers: image.layers.map((l) => l.digest) },
     Metadata: { LastTagTime: '0001-01-01T00:00:00Z' },
   }
+  return old ? head : { ...head, Config: imageConfig() }
 }
 
 /** Go's time.ParseDuration: a sign, then numbers each with a unit (`1h30m`, `.5s`, `250ms`), or a bare 0. */
@@ -276,7 +308,7 @@ function listImages(svc: Service, filters: string | undefined, version: string |
     if (seen.has(image)) continue
     seen.add(image)
     if (!filter.image(image)) continue
-    const s = summary(svc, image)
+    const s = summary(svc, image, version)
     const RepoTags = s.RepoTags.filter(filter.reference)
     const RepoDigests = s.RepoDigests.filter(filter.reference)
     if (RepoTags.length === 0 && RepoDigests.length === 0) continue
@@ -297,7 +329,7 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
   if (ij && req.method === 'GET') {
     const sent = decode(ij[1])
     try {
-      return json(200, inspect(svc, resolveOrThrow(svc, sent).image))
+      return json(200, inspect(svc, resolveOrThrow(svc, sent).image, target.version))
     } catch (error) {
       // The 20.10 daemon's inspect (API 1.41 and older) wraps the lookup's error: `no such image: X: No such image: X:latest`.
       if (error instanceof NotFoundError && invalidParameterStatus(target.version) === 500) error.onWire(`no such image: ${sent}: ${error.message}`)

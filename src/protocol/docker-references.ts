@@ -1,3 +1,4 @@
+import { apiAtLeast } from './api-version'
 import { pushReferenceProblem, tagFormatProblem } from '../service/images'
 
 /**
@@ -8,7 +9,8 @@ import { pushReferenceProblem, tagFormatProblem } from '../service/images'
  */
 export function daemonReferenceText(name: string, tag: string | undefined, version: string | undefined): string {
   if (/^[a-f0-9]{64}$/.test(name)) return `invalid repository name (${name}), cannot specify 64-byte hexadecimal strings`
-  const modern = newReferenceLibrary(version)
+  // distribution/reference (Engine 25.0, API 1.44, on).
+  const modern = apiAtLeast(version, '1.44')
   const slash = name.indexOf('/')
   const first = slash < 0 ? '' : name.slice(0, slash)
   const domain = first !== '' && (/[.:]/.test(first) || first === 'localhost' || (modern && first !== first.toLowerCase()))
@@ -21,11 +23,4 @@ export function daemonReferenceText(name: string, tag: string | undefined, versi
   const nameTag = colon < 0 ? undefined : remainder.slice(colon + 1)
   if (pushReferenceProblem(name, undefined) === undefined && nameTag !== '' && tag !== undefined && tagFormatProblem(tag) !== undefined) return 'invalid tag format'
   return 'invalid reference format'
-}
-
-/** Whether the daemon of this API version parses references with distribution/reference (Engine 25.0, API 1.44, on). */
-function newReferenceLibrary(version: string | undefined): boolean {
-  if (version === undefined) return true
-  const [major, minor] = version.split('.').map(Number)
-  return major > 1 || (major === 1 && (minor ?? 0) >= 44)
 }

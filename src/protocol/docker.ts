@@ -283,17 +283,26 @@ export async function handleDocker(svc: Service, req: ProtoRequest, target: Targ
     return req.method === 'HEAD' ? { ...res, headers: { ...res.headers, 'content-length': '0' }, body: undefined } : res
   }
   if (path === '/version' && req.method === 'GET') {
+    // types.Version in the daemon's order, with its Components (`docker version` prints them): the Engine's Details
+    // are a map, keys sorted; then the runtime pieces a default Linux daemon lists.
+    const buildTime = new Date(svc.clock.startedAt).toISOString()
     return json(200, {
       Platform: { Name: 'dockside' },
+      Components: [
+        { Name: 'Engine', Version: ENGINE_VERSION, Details: { ApiVersion: API_VERSION, Arch: 'amd64', BuildTime: buildTime, Experimental: 'false', GitCommit: 'dockside', GoVersion: 'go1.24', KernelVersion: 'dockside', MinAPIVersion: '1.24', Os: 'linux' } },
+        { Name: 'containerd', Version: '1.7.27', Details: { GitCommit: 'dockside' } },
+        { Name: 'runc', Version: '1.2.5', Details: { GitCommit: 'dockside' } },
+        { Name: 'docker-init', Version: '0.19.0', Details: { GitCommit: 'de40ad0' } },
+      ],
       Version: ENGINE_VERSION,
       ApiVersion: API_VERSION,
       MinAPIVersion: '1.24',
+      GitCommit: 'dockside',
+      GoVersion: 'go1.24',
       Os: 'linux',
       Arch: 'amd64',
       KernelVersion: 'dockside',
-      GoVersion: 'go1.24',
-      GitCommit: 'dockside',
-      BuildTime: new Date(svc.clock.startedAt).toISOString(),
+      BuildTime: buildTime,
     }, versionHeaders)
   }
   if (path === '/info' && req.method === 'GET') {

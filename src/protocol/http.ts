@@ -1,3 +1,4 @@
+import { apiAtLeast } from './api-version'
 import { ConflictError, DocksideError, InvalidInputError, NotFoundError } from '../service/errors'
 import { BodyTooLargeError } from './limits'
 import type { ProtoResponse } from './types'
@@ -60,9 +61,7 @@ export function dockerError(status: number, daemonText: string, hint?: string, h
  * is the newest.
  */
 export function invalidParameterStatus(version: string | undefined): number {
-  if (version === undefined) return 400
-  const [major, minor] = version.split('.').map(Number)
-  return major > 1 || (major === 1 && (minor ?? 0) >= 42) ? 400 : 500
+  return apiAtLeast(version, '1.42') ? 400 : 500
 }
 
 /** The header that carries dockside's help beside a Docker route's error (never read by a client). */

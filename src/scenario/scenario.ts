@@ -16,7 +16,7 @@ export interface Scenario {
   retainEventsFor?: Duration
   /** Token-bucket rate limits answering 429 with a truthful Retry-After. */
   rateLimit?: RateLimitConfig
-  containers?: { name: string; image: string; labels?: Record<string, string>; instanceType?: string; running?: boolean }[]
+  containers?: { name: string; image: string; labels?: Record<string, string>; instanceType?: string; networkMode?: 'bridge' | 'host' | 'none'; running?: boolean }[]
   images?: { name: string; tags?: string[]; layers?: number | number[] }[]
   registries?: { host: string; username?: string; password?: string; token?: string }[]
   timeline?: TimelineStep[]

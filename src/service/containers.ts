@@ -4,6 +4,9 @@ import type { Journal } from './journal'
 import type { RandomSource } from './random'
 
 export type ContainerState = 'created' | 'running' | 'exited'
+/** The network a container is on, as `docker create --network` names it. */
+export type NetworkMode = 'bridge' | 'host' | 'none'
+export const NETWORK_MODES: readonly NetworkMode[] = ['bridge', 'host', 'none']
 
 /** A container as the fake holds it. */
 export interface ContainerInfo {
@@ -12,6 +15,8 @@ export interface ContainerInfo {
   readonly image: string
   readonly labels: Readonly<Record<string, string>>
   readonly instanceType: string
+  /** Its network: Docker's HostConfig.NetworkMode and NetworkSettings.Networks. */
+  readonly networkMode: NetworkMode
   readonly state: ContainerState
   readonly exitCode: number
   /** Clock time of creation, epoch ms. */
@@ -31,10 +36,15 @@ export interface CreateContainerOptions {
    * here is the same thing; the two must agree). @default the label's value, else 's4'
    */
   instanceType?: string
+  /**
+   * The network it is on, as `docker create --network` sets it: what Docker's inspect and list show as
+   * HostConfig.NetworkMode and NetworkSettings.Networks (the fake gives it no address). @default 'bridge'
+   */
+  networkMode?: NetworkMode
 }
 
 /** Every option of create and of a container's stop (checkOptions refuses the others). */
-const CREATE_OPTION_NAMES: Record<keyof CreateContainerOptions, true> = { name: true, image: true, labels: true, instanceType: true }
+const CREATE_OPTION_NAMES: Record<keyof CreateContainerOptions, true> = { name: true, image: true, labels: true, instanceType: true, networkMode: true }
 const STOP_OPTION_NAMES: Record<'exitCode', true> = { exitCode: true }
 
 /** A handle on one container. */
@@ -71,7 +81,7 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
   /** The same containers by name (names are unique): a create or a lookup is not a walk over thousands of them. */
   const byName = new Map<string, Container>()
 
-  const emit = (c: ContainerInfo, action: 'start' | 'stop') =>
+  const emit = (c: Pick<ContainerInfo, 'id' | 'name' | 'image' | 'labels' | 'instanceType' | 'exitCode'>, action: 'start' | 'stop') =>
     deps.log.append({ action, id: c.id, name: c.name, image: c.image, imageId: deps.imageId?.(c.image), labels: c.labels as Record<string, string>, instanceType: c.instanceType, exitCode: c.exitCode })
 
   const find = (ref: string): Container | undefined => {
@@ -112,6 +122,8 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
       if (labelled !== undefined && options.instanceType !== undefined && labelled !== options.instanceType) {
         throw new InvalidInputError(`Label "${INSTANCE_TYPE_LABEL}" is ${JSON.stringify(labelled)} but instanceType is ${JSON.stringify(options.instanceType)}: the instance type is that label (hypercli sets it from --size); give one of them, or the same value in both.`)
       }
+      const networkMode = options.networkMode ?? 'bridge'
+      if (!NETWORK_MODES.includes(networkMode)) throw new InvalidInputError(`Invalid networkMode ${JSON.stringify(networkMode)}: expected one of ${NETWORK_MODES.join(', ')}.`)
       const state = {
         id: deps.random.hex(64),
         name,
@@ -130,6 +142,7 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
         get image() { return state.image },
         get labels() { return state.labels },
         get instanceType() { return state.instanceType },
+        get networkMode() { return networkMode },
         get state() { return state.state },
         get exitCode() { return state.exitCode },
         get created() { return state.created },
@@ -163,7 +176,8 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
           if (byId.delete(state.id)) byName.delete(state.name)
         },
         toJSON() {
-          return { ...state }
+          // The network only when it is not the default bridge, so that the JSON of every other container stays as it was.
+          return networkMode === 'bridge' ? { ...state } : { ...state, networkMode }
         },
       } as Container
       byId.set(state.id, c)

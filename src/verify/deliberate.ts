@@ -60,7 +60,7 @@ export const DELIBERATE: readonly Deliberate[] = [
     kind: 'spec',
     reason:
       "the service reports two container events, start and stop (spec: Events): a process that exits is a stop with its exit code, where Docker sends die (and create, attach, kill, destroy and image events the service has none of); a start carries exitCode \"0\" as the service's did (PROTOCOL.md)",
-    cases: /^events\/|^cli\/events/,
+    cases: /^events\/|^cli\/events|^errors\/unknown-filter$/,
     apply: (real, fake) =>
       // The docker CLI prints attributes as (k=v, ...): the start's exitCode=0 is the service's.
       real[0]?.startsWith('exit ') ? [real, fake.map((l) => (/ container start /.test(l) ? l.replace('exitCode=0, ', '') : l))] : [[...real.filter((l) => !isJson(l)), ...serviceEvents(real.filter(isJson))], fake],

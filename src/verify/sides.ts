@@ -256,8 +256,9 @@ export async function setUpFake(fake: Dockside, state: VerifyState, layerSizes: 
   fake.registries.add(state.registry)
   if (state.authRegistry) fake.registries.add(state.authRegistry.host, { username: state.authRegistry.username, password: state.authRegistry.password })
   const labels = { [VERIFY_LABEL]: state.run }
-  const web = fake.containers.create({ name: `dockside-verify-${state.run}-web`, image: state.base, labels: { ...WEB_LABELS, ...labels } })
-  const job = fake.containers.create({ name: `dockside-verify-${state.run}-job`, image: state.base, labels })
+  // On the network the real ones are on (--network none: verify sets up no network on the host).
+  const web = fake.containers.create({ name: `dockside-verify-${state.run}-web`, image: state.base, labels: { ...WEB_LABELS, ...labels }, networkMode: 'none' })
+  const job = fake.containers.create({ name: `dockside-verify-${state.run}-job`, image: state.base, labels, networkMode: 'none' })
   const server = await fake.listen({ port: 0, host: '127.0.0.1' })
   const address = new URL(server.url)
   const client = hostClient({ kind: 'tcp', host: '127.0.0.1', port: Number(address.port) })

@@ -47,7 +47,7 @@ describe.skipIf(skip)('docker CLI: ps filters, login, events types, unserved com
     expect(bad.stderr.trim()).toBe("Error response from daemon: invalid filter 'status=up': allowed values are created, restarting, running, removing, paused, exited, dead.")
     const unknown = await cli.docker(['ps', '--filter', 'colour=red'])
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toMatch(/^Error response from daemon: invalid filter 'colour': GET \/containers\/json takes the filters ancestor, before/)
+    expect(unknown.stderr.trim()).toBe("Error response from daemon: invalid filter 'colour'")
   })
 
   it('docker login: right credentials succeed and are stored, wrong ones fail as the daemon fails them, an open registry takes anything', async () => {

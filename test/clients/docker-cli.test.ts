@@ -138,7 +138,7 @@ describe.skipIf(skip)('docker CLI 28 against the fake (DOCKER_HOST=tcp://...)', 
     expect((await cli.docker(['images', '--format', '{{.Repository}}', '--filter', 'dangling=false', 'nginx'])).stdout).toBe('nginx\n')
     const unknown = await cli.docker(['images', '--filter', 'colour=blue'])
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toMatch(/invalid filter 'colour': GET \/images\/json takes the filters before, dangling, label, reference, since, until/)
+    expect(unknown.stderr.trim()).toBe("Error response from daemon: invalid filter 'colour'")
 
     expect(await cli.docker(['start', 'web'])).toMatchObject({ code: 0, stdout: 'web\n' })
     const ps = await cli.docker(['ps', '-a'])

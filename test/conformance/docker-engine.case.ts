@@ -59,8 +59,18 @@ export const dockerEngineCases: Case[] = [
       const version = await h.fetch('/v1.47/version')
       expect(version.status).toBe(200)
       expect(version.headers.get('api-version')).toBe('1.47')
-      expect(await version.json()).toEqual({
+      const engine = { ApiVersion: '1.47', Arch: 'amd64', BuildTime: '2026-01-01T00:00:00.000Z', Experimental: 'false', GitCommit: 'dockside', GoVersion: 'go1.24', KernelVersion: 'dockside', MinAPIVersion: '1.24', Os: 'linux' }
+      const versionJson = await version.json()
+      // types.Version in the daemon's key order, with the components `docker version` prints.
+      expect(Object.keys(versionJson)).toEqual(['Platform', 'Components', 'Version', 'ApiVersion', 'MinAPIVersion', 'GitCommit', 'GoVersion', 'Os', 'Arch', 'KernelVersion', 'BuildTime'])
+      expect(versionJson).toEqual({
         Platform: { Name: 'dockside' },
+        Components: [
+          { Name: 'Engine', Version: '28.2.2', Details: engine },
+          { Name: 'containerd', Version: '1.7.27', Details: { GitCommit: 'dockside' } },
+          { Name: 'runc', Version: '1.2.5', Details: { GitCommit: 'dockside' } },
+          { Name: 'docker-init', Version: '0.19.0', Details: { GitCommit: 'de40ad0' } },
+        ],
         Version: '28.2.2',
         ApiVersion: '1.47',
         MinAPIVersion: '1.24',
@@ -105,17 +115,34 @@ export const dockerEngineCases: Case[] = [
         expect(res.status, ref).toBe(200)
         return (await res.json()) as Record<string, unknown>
       }
-      const common = { Path: 'sh', Args: [], RestartCount: 0, Driver: 'overlay2', Platform: 'linux', HostConfig: { NetworkMode: 'default' }, NetworkSettings: { Networks: {} }, Mounts: [] }
+      const common = { Path: 'sh', Args: [], RestartCount: 0, Driver: 'overlay2', Platform: 'linux', Mounts: [] }
       const state = { Paused: false, Restarting: false, OOMKilled: false, Dead: false, Pid: 0, Error: '' }
-      expect(await inspect('web')).toEqual({
+      const webJson = await inspect('web')
+      expect(webJson).toMatchObject({
         ...common,
         Id: web.id,
         Created: '2026-01-01T00:00:00.000Z',
         State: { ...state, Status: 'running', Running: true, ExitCode: 0, StartedAt: '2026-01-01T00:00:00.000Z', FinishedAt: ZERO_TIME },
         Image: nginx,
         Name: '/web',
-        Config: { Hostname: web.id.slice(0, 12), Image: 'nginx:1.27', Labels: { app: 'web', sh_hyper_instancetype: web.instanceType }, Env: [], Cmd: ['sh'] },
+        ResolvConfPath: `/var/lib/docker/containers/${web.id}/resolv.conf`,
+        HostConfig: { NetworkMode: 'bridge', Memory: 0, RestartPolicy: { Name: 'no', MaximumRetryCount: 0 }, LogConfig: { Type: 'json-file', Config: {} } },
+        Config: { Hostname: web.id.slice(0, 12), Image: 'nginx:1.27', Labels: { app: 'web', sh_hyper_instancetype: web.instanceType }, Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], Cmd: ['sh'] },
+        NetworkSettings: { Ports: {}, Networks: { bridge: { NetworkID: expect.stringMatching(/^[0-9a-f]{64}$/), IPAddress: '', DNSNames: null } } },
       })
+      // Every key the daemon writes, in its order (a `docker inspect -f '{{.HostConfig.Memory}}'` template needs the
+      // key, a client that decodes into a struct its order does not, a diff of the JSON both): Engine 28's layout.
+      expect(Object.keys(webJson)).toEqual(['Id', 'Created', 'Path', 'Args', 'State', 'Image', 'ResolvConfPath', 'HostnamePath', 'HostsPath', 'LogPath', 'Name', 'RestartCount', 'Driver', 'Platform', 'MountLabel', 'ProcessLabel', 'AppArmorProfile', 'ExecIDs', 'HostConfig', 'GraphDriver', 'Mounts', 'Config', 'NetworkSettings'])
+      expect(Object.keys(webJson.HostConfig as object).slice(8, 12)).toEqual(['VolumesFrom', 'ConsoleSize', 'CapAdd', 'CapDrop'])
+      expect(Object.keys(webJson.HostConfig as object)).not.toContain('KernelMemory')
+      expect(Object.keys(webJson.NetworkSettings as object).slice(0, 4)).toEqual(['Bridge', 'SandboxID', 'SandboxKey', 'Ports'])
+      // API 1.41: the 20.10 daemon's layout (its ConsoleSize before Isolation, KernelMemory, NetworkMode `default`).
+      const old = (await (await h.fetch('/v1.41/containers/web/json')).json()) as Record<string, Record<string, unknown>>
+      const oldKeys = Object.keys(old.HostConfig)
+      expect(oldKeys.slice(oldKeys.indexOf('ShmSize'), oldKeys.indexOf('ShmSize') + 4)).toEqual(['ShmSize', 'Runtime', 'ConsoleSize', 'Isolation'])
+      expect(old.HostConfig).toMatchObject({ NetworkMode: 'default', KernelMemory: 0, KernelMemoryTCP: 0, RestartPolicy: { Name: '' } })
+      expect(Object.keys(old.NetworkSettings).slice(0, 6)).toEqual(['Bridge', 'SandboxID', 'HairpinMode', 'LinkLocalIPv6Address', 'LinkLocalIPv6PrefixLen', 'Ports'])
+      expect(Object.keys((old.NetworkSettings.Networks as Record<string, object>).bridge)).toEqual(['IPAMConfig', 'Links', 'Aliases', 'NetworkID', 'EndpointID', 'Gateway', 'IPAddress', 'IPPrefixLen', 'IPv6Gateway', 'GlobalIPv6Address', 'GlobalIPv6PrefixLen', 'MacAddress', 'DriverOpts'])
       expect(await inspect(api.id)).toMatchObject({
         Name: '/api',
         State: { Status: 'exited', Running: false, ExitCode: 3, StartedAt: '2026-01-01T00:00:01.000Z', FinishedAt: '2026-01-01T00:00:01.000Z' },
@@ -168,7 +195,8 @@ export const dockerEngineCases: Case[] = [
       const { web, api, db } = await seed(fake)
       const res = await h.fetch('/v1.47/containers/json?all=1')
       expect(res.status).toBe(200)
-      const common = { Command: 'sh', Ports: [], HostConfig: { NetworkMode: 'default' }, NetworkSettings: { Networks: {} }, Mounts: [] }
+      const bridge = { IPAMConfig: null, Links: null, Aliases: null, MacAddress: '', DriverOpts: null, GwPriority: 0, NetworkID: expect.stringMatching(/^[0-9a-f]{64}$/), EndpointID: '', Gateway: '', IPAddress: '', IPPrefixLen: 0, IPv6Gateway: '', GlobalIPv6Address: '', GlobalIPv6PrefixLen: 0, DNSNames: null }
+      const common = { Command: 'sh', Ports: [], HostConfig: { NetworkMode: 'bridge' }, NetworkSettings: { Networks: { bridge } }, Mounts: [] }
       expect(await res.json()).toEqual([
         { ...common, Id: db.id, Names: ['/db'], Image: 'postgres', ImageID: '', Created: 1767225602, Labels: { sh_hyper_instancetype: 's4' }, State: 'created', Status: 'Created' },
         { ...common, Id: api.id, Names: ['/api'], Image: 'localhost:5000/team/api:1.0', ImageID: fake.images.resolve('localhost:5000/team/api:1.0')!.id, Created: 1767225601, Labels: { sh_hyper_instancetype: 's4' }, State: 'exited', Status: 'Exited (3) 2 seconds ago' },
@@ -345,15 +373,22 @@ export const dockerEngineCases: Case[] = [
         Created: '2026-01-01T00:00:00.000Z',
         DockerVersion: '',
         Author: '',
-        Config: { Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], Cmd: ['sh'], Labels: null },
         Architecture: 'amd64',
         Os: 'linux',
         Size: 3345,
-        GraphDriver: { Name: 'overlay2', Data: null },
+        GraphDriver: { Data: null, Name: 'overlay2' },
         RootFS: { Type: 'layers', Layers: nginx.layers.map((l) => l.digest) },
         Metadata: { LastTagTime: '0001-01-01T00:00:00Z' },
+        // Below API 1.50 Engine 28 writes its legacy container.Config, last (image_routes.go's imageInspectLegacy).
+        Config: { Hostname: '', Domainname: '', User: '', AttachStdin: false, AttachStdout: false, AttachStderr: false, Tty: false, OpenStdin: false, StdinOnce: false, Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], Cmd: ['sh'], Image: '', Volumes: null, WorkingDir: '', Entrypoint: null, OnBuild: null, Labels: null },
       }
-      expect(await inspect('nginx:1.27')).toEqual(expected)
+      const first = await inspect('nginx:1.27')
+      expect(first).toEqual(expected)
+      expect(Object.keys(first)).toEqual(Object.keys(expected))
+      // API 1.41, the 20.10 daemon's: Container, ContainerConfig, Config after Author, VirtualSize.
+      const old = await (await h.fetch('/v1.41/images/nginx:1.27/json')).json()
+      expect(Object.keys(old)).toEqual(['Id', 'RepoTags', 'RepoDigests', 'Parent', 'Comment', 'Created', 'Container', 'ContainerConfig', 'DockerVersion', 'Author', 'Config', 'Architecture', 'Os', 'Size', 'VirtualSize', 'GraphDriver', 'RootFS', 'Metadata'])
+      expect(old.VirtualSize).toBe(3345)
       expect(await inspect('docker.io/library/nginx:1.27')).toEqual(expected)
       expect(await inspect('nginx%3A1.27')).toEqual(expected)
       expect(await inspect(nginx.id)).toEqual(expected)

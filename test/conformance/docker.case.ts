@@ -118,12 +118,15 @@ export const dockerCases: Case[] = [
       expect(await ps(h, { all: '1', filters: { before: ['db'] } })).toEqual(['api', 'web'])
       expect(await ps(h, { all: '1', filters: { since: ['api'] } })).toEqual(['web-2', 'db'])
       expect(await ps(h, { all: '1', filters: { since: [web.id], before: ['web-2'] } })).toEqual(['db', 'api'])
-      // What a fake container never has: a health check (Docker reports "none"), a task, networks, volumes, ports.
+      // What a fake container never has: a health check (Docker reports "none"), a task, volumes, ports; its one network
+      // by name or id, exactly.
       expect(await ps(h, { all: '1', filters: { health: ['none'] } })).toEqual(['web-2', 'db', 'api', 'web'])
       expect(await ps(h, { all: '1', filters: { health: ['healthy'] } })).toEqual([])
       expect(await ps(h, { all: '1', filters: { 'is-task': ['false'] } })).toEqual(['web-2', 'db', 'api', 'web'])
       expect(await ps(h, { all: '1', filters: { 'is-task': ['true'] } })).toEqual([])
-      expect(await ps(h, { all: '1', filters: { network: ['bridge'] } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { network: ['bridge'] } })).toEqual(['web-2', 'db', 'api', 'web'])
+      expect(await ps(h, { all: '1', filters: { network: ['none'] } })).toEqual([])
+      expect(await ps(h, { all: '1', filters: { network: ['bri'] } })).toEqual([])
       expect(await ps(h, { all: '1', filters: { publish: ['80/tcp'] } })).toEqual([])
     },
   },

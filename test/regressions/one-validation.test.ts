@@ -61,8 +61,8 @@ test('the schema and the TypeScript types name the same fields (the schema is th
   const step = fields<TimelineStep>({ at: true, every: true, start: true, stop: true, create: true, remove: true, restart: true, close: true, drop: true, faults: true, push: true, say: true, pause: true, image: true, labels: true, instanceType: true, exitCode: true })
   expect(props(schema.properties.timeline.items)).toEqual(step)
   type ScenarioContainer = NonNullable<Scenario['containers']>[number]
-  expect(props(defs.container)).toEqual(fields<ScenarioContainer>({ name: true, image: true, labels: true, instanceType: true, running: true }))
-  expect(props(defs.containerBody)).toEqual(fields<CreateContainerOptions & { start: boolean; running: boolean }>({ name: true, image: true, labels: true, instanceType: true, start: true, running: true }))
+  expect(props(defs.container)).toEqual(fields<ScenarioContainer>({ name: true, image: true, labels: true, instanceType: true, networkMode: true, running: true }))
+  expect(props(defs.containerBody)).toEqual(fields<CreateContainerOptions & { start: boolean; running: boolean }>({ name: true, image: true, labels: true, instanceType: true, networkMode: true, start: true, running: true }))
   type ScenarioImage = NonNullable<Scenario['images']>[number]
   expect(props(defs.image)).toEqual(fields<ScenarioImage>({ name: true, tags: true, layers: true }))
   type ScenarioRegistry = NonNullable<Scenario['registries']>[number]

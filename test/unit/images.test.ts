@@ -120,7 +120,7 @@ describe('unknown option names are refused, naming the allowed ones (a JavaScrip
     expect(() => c.stop({ exitcode: 137 } as never)).toThrow('stop: unknown option "exitcode"; allowed: exitCode')
     expect(c.state).toBe('running')
     expect(fake.events.lastSeq).toBe(1)
-    expect(() => fake.containers.create({ name: 'x', image: 'nginx', labl: {} } as never)).toThrow('containers.create: unknown option "labl"; allowed: name, image, labels, instanceType')
+    expect(() => fake.containers.create({ name: 'x', image: 'nginx', labl: {} } as never)).toThrow('containers.create: unknown option "labl"; allowed: name, image, labels, instanceType, networkMode')
     expect(() => fake.images.add('localhost:5000/x', { tag: ['1.0'] } as never)).toThrow('images.add: unknown option "tag"; allowed: tags, layers')
     expect(fake.containers.list().map((x) => x.name)).toEqual(['web'])
     expect(fake.images.list()).toEqual([])

@@ -12,7 +12,9 @@
  *
  * `normuri` drops empty path segments and the leading slash (`/events/ws` → `events/ws`) and percent-encodes
  * everything but `A-Za-z0-9-_.~` per segment; `normquery` is Go's `url.Values.Encode()` (keys sorted, values
- * query-escaped) with `+` written as `%20`; the `host` value loses a `:80`/`:443` port. See docs/docker-compat.md.
+ * query-escaped) with `+` written as `%20`; the `host` value loses a `:80`/`:443` port. The service's Node client signs
+ * with hyper-aws4, which keeps the port (`host:us-west-1.hyper.sh:443`); the real service took both, and so does the
+ * check. See docs/docker-compat.md.
  *
  * Uses WebCrypto (`crypto.subtle`), so it stays in the I/O-free core.
  */
@@ -105,19 +107,22 @@ export function normQuery(rawQuery: string): string {
   return keys.flatMap((k) => values.get(k)!.map((v) => `${escapeBytes(k, '%20')}=${escapeBytes(v, '%20')}`)).join('&')
 }
 
-function headerValue(name: string, value: string | undefined): string {
+function headerValue(name: string, value: string | undefined, keepPort: boolean): string {
   let v = (value ?? '').trim()
-  // hypercli leaves the port out of the signed host when it is 80 or 443.
-  if (name === 'host') v = v.replace(/:(80|443)$/, '')
+  // hypercli leaves the port out of the signed host when it is 80 or 443 (hyper-aws4 keeps it: `keepPort`).
+  if (name === 'host' && !keepPort) v = v.replace(/:(80|443)$/, '')
   return v
 }
 
-/** The canonical request and string to sign of `req`, as the client built them. */
-export async function canonicalize(req: SignableRequest, signedHeaders: string, scope: string, payloadHash: string) {
+/**
+ * The canonical request and string to sign of `req`, as the client built them: as hypercli's Go signer does, or with
+ * `keepPort`, as the Node client's hyper-aws4 signs the host (its `:443` kept).
+ */
+export async function canonicalize(req: SignableRequest, signedHeaders: string, scope: string, payloadHash: string, keepPort = false) {
   const q = req.url.indexOf('?')
   const path = q < 0 ? req.url : req.url.slice(0, q)
   const query = q < 0 ? '' : req.url.slice(q + 1)
-  const headers = signedHeaders.split(';').map((h) => `${h}:${headerValue(h, req.headers[h])}\n`).join('')
+  const headers = signedHeaders.split(';').map((h) => `${h}:${headerValue(h, req.headers[h], keepPort)}\n`).join('')
   const canonicalRequest = [req.method.toUpperCase(), normUri(path), normQuery(query), headers, signedHeaders, payloadHash].join('\n')
   const stringToSign = [ALGORITHM, req.headers['x-hyper-date'] ?? '', scope, await sha256Hex(canonicalRequest)].join('\n')
   return { canonicalRequest, stringToSign }
@@ -215,8 +220,10 @@ export async function checkSignature(req: SignableRequest, keys: AccessKeys | un
   }
   const scope = `${scopeDate}/${region}/${service}/hyper_request`
   const detail = await canonicalize(req, signedHeaders, scope, payloadHash)
-  const expected = await hyperSignature(secret, scopeDate, region, service, detail.stringToSign)
-  if (!(await timingSafeEqual(expected, signature.toLowerCase()))) {
+  const matches = async (d: { stringToSign: string }) => timingSafeEqual(await hyperSignature(secret, scopeDate, region, service, d.stringToSign), signature.toLowerCase())
+  // A host signed with its :80/:443 (hyper-aws4, the Node client's signer) is the other form the service took.
+  const withPort = signedHeaders.split(';').includes('host') && /:(80|443)$/.test((req.headers.host ?? '').trim())
+  if (!(await matches(detail)) && !(withPort && (await matches(await canonicalize(req, signedHeaders, scope, payloadHash, true))))) {
     return { ok: false, status: 403, message: `Wrong signature for access key "${accessKey}": the signature does not match the request. Compare your canonical request and string to sign with the ones in this answer.`, detail }
   }
   return { ok: true, accessKey, verified: true }

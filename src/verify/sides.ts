@@ -172,7 +172,12 @@ export async function setUpReal(hostText: string, state: VerifyState, apiVersion
       const a = await request('DELETE', `${prefix}/containers/${id}?force=1`).catch((e: Error) => ({ status: 0, body: Buffer.from(e.message) }))
       if (a.status !== 204 && a.status !== 404) left.push(`container ${id}: ${a.status} ${a.body.toString().trim()}`)
     }
-    for (const tag of tags) {
+    // The tags verify made, then any other under this run's name a case made (a tag case's new tag): all of them.
+    const listed = await request('GET', `${prefix}/images/json`).catch(() => undefined)
+    const ours = (JSON.parse(listed?.status === 200 ? listed.body.toString('utf8') : '[]') as { RepoTags?: string[] | null }[])
+      .flatMap((i) => i.RepoTags ?? [])
+      .filter((t) => t.includes(`/dockside-verify-${state.run}/`))
+    for (const tag of new Set([...tags, ...ours])) {
       const a = await request('DELETE', `${prefix}/images/${encodeURIComponent(tag)}`).catch((e: Error) => ({ status: 0, body: Buffer.from(e.message) }))
       if (a.status !== 200 && a.status !== 404) left.push(`image ${tag}: ${a.status} ${a.body.toString().trim()}`)
     }

@@ -45,6 +45,10 @@ describe.skipIf(skip)('dockside verify against a real Docker daemon and registri
     expect(differs.map((c) => c.id).sort()).toEqual([...KNOWN_GAPS].sort())
     expect(report.results.filter((c) => c.verdict === 'not run')).toEqual([])
     expect(report.leftBehind).toEqual([])
+    // Nothing of the run is left on the daemon: no container, no tag (a case's own tags included).
+    const leftOn = (args: string[]) => new Promise<string>((resolve) => execFile('docker', ['-H', real.host, ...args], (_e, out) => resolve(out)))
+    expect(await leftOn(['ps', '-aq', '--filter', 'label=dockside.verify'])).toBe('')
+    expect((await leftOn(['images', '--format', '{{.Repository}}:{{.Tag}}'])).split('\n').filter((t) => t.includes('dockside-verify-'))).toEqual([])
     expect(report.daemon.apiVersion).toBe('1.41')
     // Exit 1 while a case differs (a user's CI fails on it), 0 when every case is alike or deliberate.
     expect(r.code).toBe(KNOWN_GAPS.length > 0 ? 1 : 0)

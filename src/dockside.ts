@@ -21,7 +21,7 @@ import { compileFilters } from './service/filters'
 import type { Images } from './service/images'
 import type { Journal, JournalEntry } from './service/journal'
 import type { Registries } from './service/registries'
-import { createService, type Service, type ServiceOptions } from './service/service'
+import { createService, type Service, type ServiceOptions } from './core/service'
 import { clockProblem, speedWithout, type Clock } from './time/clock'
 import { durationProblem, toMs } from './time/duration'
 

@@ -10,7 +10,25 @@ import { hostTimers } from './runtime/host-timers'
 import { ConflictError, FieldError, NotFoundError } from './service/errors'
 import { durationProblem, MAX_DURATION_MS, toMs, type Duration } from './time/duration'
 import type { RunningServer } from './transports/server/serve'
-import type { Dockside, DocksideOptions } from './dockside'
+
+/**
+ * What the fleet needs of a fake it makes (createDockside's, passed in): the fleet names no type of the facade, so the
+ * facade may build a fleet without an import cycle.
+ */
+export interface FleetFake {
+  readonly protocol: Protocol
+  readonly seed: number
+  readonly clock: { readonly mode: string }
+  on(type: 'journal', listener: (entry: { type: string }) => void): () => void
+  close(): Promise<void>
+}
+
+/** The options a member is built from: createDockside's, of which the fleet reads and sets these. */
+export interface FleetBaseOptions {
+  scenario?: unknown
+  seed?: number
+  clock?: unknown
+}
 
 /** Options of a fleet (`createDockside({ fleet })`, `dockside serve --max-fakes`). */
 export interface FleetOptions {
@@ -40,7 +58,7 @@ const REMEMBERED = 100
 
 /** A fake of the fleet on its own server; `end(why)` turns the server's answers into a 404 saying why it is gone. */
 interface Member {
-  fake: Dockside
+  fake: FleetFake
   server: RunningServer
   info: FleetMember
   end(why: string): void
@@ -53,7 +71,7 @@ interface Member {
  * waiting in the kernel's accept queue (clients saw ECONNRESET), and a client can always have connected just then.
  * The server keeps these two functions and what they refer to: once ended, `live` no longer names the fake.
  */
-function gate(fake: Dockside): { protocol: Pick<Protocol, 'handle' | 'upgrade'>; end(why: string): void } {
+function gate(fake: FleetFake): { protocol: Pick<Protocol, 'handle' | 'upgrade'>; end(why: string): void } {
   let live: Protocol | undefined = fake.protocol
   let why = ''
   const gone = () => errorResponse(new NotFoundError(`No such fake: ${why}. Create another on the shared fake (POST /_dockside/fakes), with a longer ttl if your tests idle that long.`))
@@ -87,7 +105,7 @@ export interface Fleet extends FleetHost {
  * Creates the fleet of a fake built with `base` options: members inherit them (clock, limits, admin token, access
  * keys) and the base scenario unless the body brings its own. `make` is createDockside (passed in: no import cycle).
  */
-export function createFleet(make: (options: DocksideOptions) => Dockside, base: DocksideOptions, options: FleetOptions, journal: (type: string, data: Record<string, unknown>) => void): Fleet {
+export function createFleet<O extends FleetBaseOptions>(make: (options: O) => FleetFake, base: O, options: FleetOptions, journal: (type: string, data: Record<string, unknown>) => void): Fleet {
   const max = options.maxFakes ?? DEFAULT_MAX_FAKES
   if (options.ttl !== undefined) {
     const problem = ttlProblem(options.ttl)
@@ -167,10 +185,10 @@ export function createFleet(make: (options: DocksideOptions) => Dockside, base: 
       if (members.size + pending >= max) {
         throw new ConflictError(`The fleet is full: ${max} fakes live (the limit, --max-fakes or createDockside({ fleet: { maxFakes } })). DELETE /_dockside/fakes/{id} the ones you are done with (or create them with a "ttl": an idle one then goes by itself); live: ${[...members.keys()].join(', ')}.`)
       }
-      const scenario = (b.scenario ?? base.scenario) as DocksideOptions['scenario']
+      const scenario = (b.scenario ?? base.scenario) as O['scenario']
       const own = b.scenario as { seed?: number; clock?: unknown } | undefined
       // A scenario given here decides its own seed and clock unless the body's seed says otherwise.
-      const childOptions: DocksideOptions = {
+      const childOptions: O = {
         ...base,
         scenario,
         seed: (b.seed as number | undefined) ?? (own ? own.seed : base.seed),

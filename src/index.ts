@@ -12,7 +12,7 @@ export type { FaultPlan, FaultRule, FaultHandle, FaultSite, FaultMatch, FaultLat
 export type { RateLimiter, RateLimitConfig, RateLimitRule, RateLimitRoute, RateLimitVerdict } from './faults/rate-limit'
 export type { DeliveryTracker, DeliveryReport, DeliveryConnection, EventRef, TimelineEntry } from './service/delivery'
 export { SINCE_GONE_CODE, formatTimestamp, parseTimestampNano } from './protocol/events'
-export type { ServiceOptions } from './service/service'
+export type { ServiceOptions } from './core/service'
 export { parseFilters, compileFilters, FILTER_NAMES, EVENT_KINDS, type Filters, type CompiledFilter, type EventKind, type FilterSubject } from './service/filters'
 export { decodeRegistryAuth, type AuthConfig } from './service/auth'
 export { DocksideError, NotFoundError, InvalidInputError, InvalidFilterError, ConflictError, ScenarioError } from './service/errors'

@@ -2,6 +2,7 @@ import { FieldError } from '../service/errors'
 import { checkCloseCode } from '../service/close-code'
 import { familiarName } from '../service/images'
 import type { Filters } from '../service/filters'
+import type { PushFault } from '../service/push'
 import { durationProblem, MAX_DURATION_MS, toMs, type Duration } from '../time/duration'
 
 // A fault rule: its syntax (shared by the library, scenario files and the admin API), validation,
@@ -124,17 +125,14 @@ export interface FaultRule {
 /** The action a fault decision carries to a way in. */
 export type FaultAction =
   | { kind: 'reply'; status: number; message: string; retryAfter?: number }
-  | { kind: 'error'; message: string; afterLayer: number; afterBytes?: number }
-  | { kind: 'reset' | 'truncate' | 'stall'; afterLayer: number; afterBytes?: number }
-  /** `dies`: mid-upload at `afterLayer`/`afterBytes` (retry countdowns); else down from the start. */
-  | { kind: 'unreachable'; afterLayer: number; afterBytes?: number; dies: boolean }
+  | PushFault
   | { kind: 'close'; code: number; reason: string; afterMessages: number; afterTimeMs?: number }
   | { kind: 'drop'; afterMessages: number; afterTimeMs?: number }
   | { kind: 'dribble'; lineMs: number; jitterMs: number }
   | { kind: 'latency'; connectMs: number; perEventMs: number; jitterMs: number }
 
-/** The push faults that strike mid-stream, and the decision that carries one (the first of a push's decisions). */
-export type PushStreamFault = Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' | 'unreachable' }>
+/** The push faults that strike mid-stream (the model's {@link PushFault}), and the decision that carries one (the first of a push's decisions). */
+export type PushStreamFault = PushFault
 const PUSH_STREAM_KINDS: readonly string[] = ['error', 'reset', 'truncate', 'stall', 'unreachable'] satisfies PushStreamFault['kind'][]
 export const findPushStreamFault = <D extends { action: FaultAction }>(decisions: readonly D[]): (D & { action: PushStreamFault }) | undefined =>
   decisions.find((d): d is D & { action: PushStreamFault } => PUSH_STREAM_KINDS.includes(d.action.kind))

@@ -2,17 +2,14 @@
 // continue, and the dashboard's own files. Everything the dashboard *does* goes through the documented admin routes.
 import { InvalidInputError, NotFoundError } from '../service/errors'
 import { compileFilters, parseFilters } from '../service/filters'
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 import type { SocketHub } from './events'
 import { json, type Target } from './http'
-import type { ProtocolHost } from './router'
+import type { ProtocolHost } from './host'
 import type { ProtoRequest, ProtoResponse } from './types'
 
 /** A file of the dashboard, as the host serves it (read lazily, on the first request). */
-export interface UiAsset {
-  contentType: string
-  body: string
-}
+export type { UiAsset } from './host'
 
 /** Continues a scenario paused at a step (or a clock paused from the dashboard); returns whether it was paused. */
 export function continueScenario(svc: Service): boolean {

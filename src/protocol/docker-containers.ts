@@ -1,7 +1,7 @@
 import { apiAtLeast } from './api-version'
 import type { Container } from '../service/containers'
 import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 import { containerInspect, containerSummary, NETWORK_IDS, type ContainerView } from './docker-container-json'
 import { dockerFilterArgs } from './docker-filters'
 import { resolveImage } from './docker-images'

@@ -6,7 +6,7 @@ import { familiarName, isRepository, missingImageName, splitReference, tagFormat
 
 export { familiarName }
 import { qualifiedName } from '../service/registries'
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 import { compileGoRegexp, GO_REGEXP_MAX_STATES } from './go-regexp'
 import { daemonReferenceText } from './docker-references'
 import { dockerError, invalidParameterStatus, json, type Target } from './http'

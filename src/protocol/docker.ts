@@ -1,7 +1,7 @@
 import { loadGoRegexp } from './go-regexp'
 import { isLoopback } from './guard'
 import { authConfigFrom, authorize } from '../service/auth'
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 import { handleContainers } from './docker-containers'
 import { handleImages } from './docker-images'
 import { dockerError, invalidParameterStatus, json, jsonError, targetOf, text, type Target } from './http'

@@ -3,7 +3,7 @@
 import type { FaultDecision } from '../faults/plan'
 import { DocksideError, InvalidInputError } from '../service/errors'
 import { msToNano, type ServiceEvent, type Subscriber } from '../service/events'
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 import type { TimerHandle } from '../time/clock'
 import { compileFilters, parseFilters, type CompiledFilter } from '../service/filters'
 import { findAction as find, refusalResponse } from './faults'

@@ -1,6 +1,6 @@
 // Docker's `GET /events`: the same events as JSON lines over a chunked HTTP response.
 import type { ServiceEvent } from '../service/events'
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 import type { TimerHandle } from '../time/clock'
 import { SERVER_SHUTDOWN, TransportReset } from './types'
 import { SHUTDOWN_REASON } from '../service/close-code'

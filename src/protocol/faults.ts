@@ -1,5 +1,5 @@
 import type { FaultAction, FaultDecision } from '../faults/plan'
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 import { jsonError } from './http'
 import type { ProtoResponse } from './types'
 

@@ -20,26 +20,9 @@
 import { InvalidInputError } from '../service/errors'
 import { json } from './http'
 import { sha256Hex, timingSafeEqual } from './signing'
-import type { ProtoRequest, ProtoResponse } from './types'
+import type { AccessOptions, ProtoRequest, ProtoResponse, Served } from './types'
 
-/** Who may use the admin API and the events websocket. */
-export interface AccessOptions {
-  /** Required as `Authorization: Bearer <token>` on admin routes when set. */
-  adminToken?: string
-  /** Web origins (`https://app.example:8443`) allowed besides the fake's own: on the admin API, and (when set) the only ones on the events websocket. */
-  allowedOrigins?: readonly string[]
-  /** Host names (without port) the admin API answers besides loopback names and the bound address; `'*'` allows any. */
-  allowedHosts?: readonly string[]
-}
-
-/** The address a transport serves, given with each request; its `access` overrides the fake's, field by field. */
-export interface Served {
-  scheme: 'http' | 'https'
-  /** The bound host (`127.0.0.1`, `0.0.0.0`, `::`, a name) or, in process, the hooked region's host name. */
-  host: string
-  port: number
-  access?: AccessOptions
-}
+export type { AccessOptions, Served } from './types'
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]', ''])

@@ -4,7 +4,7 @@
 // fixture closes its fake after each test). The admin API (`/_dockside/*`) cannot be overridden: it is how overrides
 // are removed. See docs/api.md#per-test-overrides.
 import { ConflictError, FieldError, InvalidInputError } from '../service/errors'
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 import { toMs, type Duration } from '../time/duration'
 import { compilePattern, type Candidate, type CompiledPattern, type RequestPattern, type Tester } from './requests'
 import { parseTarget } from './http'

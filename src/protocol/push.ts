@@ -1,5 +1,5 @@
 import { findPushStreamFault, type FaultAction, type FaultDecision } from '../faults/plan'
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 import { pushReferenceProblem } from '../service/images'
 import { daemonReferenceText } from './docker-references'
 import { qualifiedName, registryHost } from '../service/registries'

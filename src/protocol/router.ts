@@ -1,6 +1,6 @@
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
+import type { ProtocolHost } from './host'
 import { handleAdmin } from './admin'
-import type { UiAsset } from './admin-live'
 import { API_VERSION, DOCKER_HEADERS, handleDocker, PAGE_NOT_FOUND_BODY, unservedDocker } from './docker'
 import { guardAdmin, guardUpgrade, type AccessOptions, type Refusal } from './guard'
 import { createHub, eventsStream, eventsUpgrade, type SocketHub } from './events'
@@ -9,35 +9,10 @@ import { BodyTooLargeError, HEADER_OVERFLOW_MESSAGE, headerOverflow, resolveLimi
 import { createOverrides, type OverrideStore } from './overrides'
 import { pushRoute } from './push'
 import { createRequestLog, type RequestLog } from './requests'
-import { checkSignature, unverifiedSignature, type AccessKeys, type SignatureCheck } from './signing'
+import { checkSignature, unverifiedSignature, type SignatureCheck } from './signing'
 import type { ProtoRequest, ProtoResponse, UpgradeResult } from './types'
 
-/** What the protocol needs from the fake around it. */
-export interface ProtocolHost {
-  /** The current service (it changes on reset). */
-  service(): Service
-  /** Resets to the scenario's start. */
-  reset(): Promise<void>
-  /** Access keys (id → secret) that events-websocket signatures are verified against; none: accept any. */
-  accessKeys?(): AccessKeys | undefined
-  /** Who may use the admin API and the events websocket (admin token, allowed origins and hosts); each transport may override per request. */
-  access?(): AccessOptions
-  /**
-   * Validates and applies a scenario (state, faults, rate limits, timeline) to the running fake. `text`: the JSON it was
-   * parsed from, read as a scenario file is (a key given twice is refused).
-   */
-  apply?(scenario: unknown, options: { from: 'start' | 'now'; text?: string }): Promise<void>
-  /** Resolves after `ms` of host time (the live feed's pacing); none: changes are coalesced per microtask turn only. */
-  pace?(ms: number): Promise<void>
-  /** Milliseconds of host time (monotonic), for what the protocol's own work costs; none: it is not measured. */
-  hostNow?(): number
-  /** A file of the dashboard (`index.html`, `app.js`...), read lazily; none: no dashboard is served. */
-  uiAsset?(file: string): Promise<UiAsset | undefined>
-  /** Request body and client backlog limits. @default 1 MiB bodies, 4 MiB backlog */
-  limits?: ProtocolLimits
-  /** `POST|GET|DELETE /_dockside/fakes`: the fleet of isolated fakes this one serves, when it serves one (admin-fleet.ts). */
-  fleet?(): import('./admin-fleet').FleetHost | undefined
-}
+export type { ProtocolHost, UiAsset } from './host'
 
 /** Transport-neutral routes: every way in calls these and nothing else. */
 export interface Protocol {

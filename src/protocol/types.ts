@@ -1,4 +1,21 @@
-import type { Served } from './guard'
+/** Who may use the admin API and the events websocket. */
+export interface AccessOptions {
+  /** Required as `Authorization: Bearer <token>` on admin routes when set. */
+  adminToken?: string
+  /** Web origins (`https://app.example:8443`) allowed besides the fake's own: on the admin API, and (when set) the only ones on the events websocket. */
+  allowedOrigins?: readonly string[]
+  /** Host names (without port) the admin API answers besides loopback names and the bound address; `'*'` allows any. */
+  allowedHosts?: readonly string[]
+}
+
+/** The address a transport serves, given with each request; its `access` overrides the fake's, field by field. */
+export interface Served {
+  scheme: 'http' | 'https'
+  /** The bound host (`127.0.0.1`, `0.0.0.0`, `::`, a name) or, in process, the hooked region's host name. */
+  host: string
+  port: number
+  access?: AccessOptions
+}
 
 /** A transport-neutral HTTP request. Header names are lower-case. */
 export interface ProtoRequest {

@@ -1,4 +1,4 @@
-import type { Dockside } from '../dockside'
+import type { Clock } from '../time/clock'
 import { toMs, type Duration } from '../time/duration'
 import { hostSetImmediate } from './host-timers'
 
@@ -19,7 +19,7 @@ export interface DrainOptions {
  * const text = await drainWithClock(res, fake)          // or drainWithClock(res, () => fake.clock.advance('1s'))
  * expect(text).toContain('"aux"')
  */
-export async function drainWithClock(res: Response, clock: Pick<Dockside, 'clock'> | (() => unknown), options: DrainOptions = {}): Promise<string> {
+export async function drainWithClock(res: Response, clock: { readonly clock: Pick<Clock, 'advance'> } | (() => unknown), options: DrainOptions = {}): Promise<string> {
   if (!res?.body || typeof res.body.getReader !== 'function') throw new TypeError('drainWithClock(res, fake) needs a fetch Response with a body.')
   const step = toMs(options.step ?? 100, 'drainWithClock step')
   const advance = typeof clock === 'function' ? clock : () => clock.clock.advance(step)

@@ -1,4 +1,4 @@
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 import { ConflictError, DocksideError, FieldError, NotFoundError } from '../service/errors'
 import { containerNameProblem } from '../service/containers'
 import { createImages, familiarName, splitReference } from '../service/images'

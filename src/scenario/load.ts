@@ -1,5 +1,5 @@
 import { FieldError, ScenarioError } from '../service/errors'
-import { createService } from '../service/service'
+import { createService } from '../core/service'
 import { checkScenario } from './apply'
 import { checkSchema, isTrustedValid, schemaProblem } from './schema'
 import { demoScenario } from './demo'

@@ -3,7 +3,7 @@ import { familiarName } from '../service/images'
 import { pushReferenceProblem, splitReference } from '../service/images'
 import { startPush } from '../service/push'
 import { registryHost } from '../service/registries'
-import type { Service } from '../service/service'
+import type { Service } from '../core/service'
 
 /** The client name a timeline push is rate-limited, matched and journaled as. */
 export const SCENARIO_CLIENT = 'scenario'

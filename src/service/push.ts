@@ -1,4 +1,3 @@
-import type { PushStreamFault } from '../faults/plan'
 import { untilAborted } from './abort'
 import type { Clock } from '../time/clock'
 import { authorize, decodeRegistryAuth, maskAuth, type AuthConfig } from './auth'
@@ -7,6 +6,16 @@ import { pushReferenceProblem, splitReference } from './images'
 import type { Journal } from './journal'
 import { qualifiedName, registryHost, type Registries } from './registries'
 import type { PushBoard, PushTrack } from './push-board'
+
+/**
+ * What strikes a push mid-stream, as the model runs it: an error line, a reset, a truncated line, a stall, or a registry
+ * out of reach (`dies`: mid-upload, with the daemon's retry countdowns; else from the start), each after `afterLayer`
+ * layers or once `afterBytes` were pushed. The fault plan's push actions are these (faults/rule.ts).
+ */
+export type PushFault =
+  | { kind: 'error'; message: string; afterLayer: number; afterBytes?: number }
+  | { kind: 'reset' | 'truncate' | 'stall'; afterLayer: number; afterBytes?: number }
+  | { kind: 'unreachable'; afterLayer: number; afterBytes?: number; dies: boolean }
 
 export interface PushDeps {
   images: Images
@@ -34,7 +43,7 @@ export interface PushRequest {
    */
   halt?: AbortSignal
   /** A fault decided for this push: an error line, a reset, a truncated line, a stall or a registry out of reach, mid-stream. */
-  fault?: PushStreamFault
+  fault?: PushFault
   /**
    * Called once when the push ends without the fault striking (it finished short of `afterLayer`/`afterBytes`, its
    * credentials were refused, its client left first): the rule did nothing, so it must not count as fired.

@@ -2,7 +2,7 @@
 // round trip and the per-phase decision (docs/faults.md, "Schedules").
 import { describe, expect, it } from 'vitest'
 import { createDockside } from '../../src/index'
-import { createService } from '../../src/service/service'
+import { createService } from '../../src/core/service'
 
 describe('the fault plan', () => {
   it('ids: rule-N by default, counting only generated ids; a duplicate id is refused', async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import type { FaultAction } from '../../src/faults/plan'
 import { hostTimers } from '../../src/runtime/host-timers'
 import type { Image } from '../../src/service/images'
-import { createService, type Service } from '../../src/service/service'
+import { createService, type Service } from '../../src/core/service'
 import { PushReset, startPush, type PushRequest } from '../../src/service/push'
 
 type Fault = Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }>

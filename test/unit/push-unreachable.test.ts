@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { createDockside } from '../../src/index'
 import type { FaultAction } from '../../src/faults/plan'
-import { createService, type Service } from '../../src/service/service'
+import { createService, type Service } from '../../src/core/service'
 import { startPush, type PushRequest } from '../../src/service/push'
 
 type Unreachable = Extract<FaultAction, { kind: 'unreachable' }>

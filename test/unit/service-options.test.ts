@@ -1,7 +1,7 @@
-// createService's own checks of its options (src/service/service.ts): the core refuses what it cannot run, with
+// createService's own checks of its options (src/core/service.ts): the core refuses what it cannot run, with
 // the option's name, even when a caller skips the schema check that createDockside does first.
 import { expect, it } from 'vitest'
-import { createService } from '../../src/service/service'
+import { createService } from '../../src/core/service'
 
 const refusal = (options: Parameters<typeof createService>[0]) => {
   try {

@@ -9,7 +9,7 @@ import { TransportReset, type ProtoRequest, type ProtoResponse } from '../../pro
 import { hostNextTick, hostTimers } from '../../runtime/host-timers'
 import { invalidMethodAnswer } from '../methods'
 import { httpOrigins, servedAt, type HookedRegion } from './registry'
-import { serverHeaders } from './server-headers'
+import { serverHeaders } from '../server-headers'
 
 /** The symbol Node's fetch (and the undici package) reads the global dispatcher from. */
 export const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1')

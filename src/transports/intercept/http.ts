@@ -5,7 +5,7 @@ import type { ProtoRequest, ProtoResponse } from '../../protocol/types'
 import { ReadAhead } from '../read-ahead'
 import { invalidTargetAnswer } from '../methods'
 import { httpOrigins, servedAt, type HookedRegion } from './registry'
-import { serverHeaders } from './server-headers'
+import { serverHeaders } from '../server-headers'
 import type { Nock } from './nock-loader'
 
 type Interceptor = ReturnType<ReturnType<Nock>['intercept']>

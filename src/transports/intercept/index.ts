@@ -1,7 +1,7 @@
 // The in-process hooks: fetch/node:http/https through nock, the global WebSocket as our own in-process class.
 // See docs/in-process.md.
 import '../../runtime/node-version' // first: fails at once on a Node older than 22
-import type { Dockside } from '../../dockside'
+import type { ServedFake } from '../served-fake'
 import { hostTimers } from '../../runtime/host-timers'
 import { hookFetch } from './fetch'
 import { hookHttp } from './http'
@@ -34,7 +34,7 @@ export interface InterceptOptions {
 /** Options of {@link interceptRegions}: several regions, each answered by its own fake. */
 export interface InterceptRegionsOptions {
   /** Region name to the fake that answers it, e.g. `{ 'us-west-1': fakeA, 'eu-central-1': fakeB }`. */
-  regions: Record<string, Dockside>
+  regions: Record<string, ServedFake>
   /** @default 'hyper.test' */
   domain?: string
   /** @default 'error' */
@@ -49,7 +49,7 @@ export interface HookedAddress {
   baseUrl: string
   /** `wss://us-west-1.hyper.test` */
   wsBaseUrl: string
-  fake: Dockside
+  fake: ServedFake
 }
 
 /** What an install gives back: its addresses, and how to put everything back. */
@@ -72,11 +72,11 @@ interface Planned {
   region: string | undefined
   origin: string
   wsOrigin: string
-  fake: Dockside
+  fake: ServedFake
 }
 
 
-function plan(fake: Dockside, options: InterceptOptions): Planned {
+function plan(fake: ServedFake, options: InterceptOptions): Planned {
   return { ...serviceOrigins(options), fake }
 }
 
@@ -219,7 +219,7 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
  * await using hooks = await intercept(fake, { region: 'us-west-1' })
  * await fetch('https://us-west-1.hyper.test/_ping')
  */
-export async function intercept(fake: Dockside, options: InterceptOptions = {}): Promise<InterceptHandle> {
+export async function intercept(fake: ServedFake, options: InterceptOptions = {}): Promise<InterceptHandle> {
   return install([plan(fake, options)], options.onUnhandled)
 }
 

@@ -3,12 +3,12 @@
 // stays in the protocol. No Node built-ins: the same handlers run under msw/node and in a page under msw/browser.
 // See docs/msw.md.
 import { http, ws, type HttpHandler, type WebSocketHandler } from 'msw'
-import type { Dockside } from '../../dockside'
+import type { ServedFake } from '../served-fake'
 import { errorResponse } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE, readCappedText } from '../../protocol/limits'
 import type { ProtoRequest, ProtoResponse, SocketSession, UpgradeResult } from '../../protocol/types'
-import { servedAt, serviceOrigins } from '../intercept/registry'
-import { serverHeaders } from '../intercept/server-headers'
+import { servedAt, serviceOrigins } from '../origins'
+import { serverHeaders } from '../server-headers'
 import { invalidMethodAnswer, PARSED_METHODS } from '../methods'
 import { ReadAhead } from '../read-ahead'
 
@@ -161,7 +161,7 @@ type RunArgs = Parameters<WebSocketHandler['run']>
  * const server = setupServer(...docksideHandlers(fake, { region: 'us-west-1' }), ...myHandlers)
  * server.listen()
  */
-export function docksideHandlers(fake: Dockside, options: DocksideHandlersOptions = {}): [HttpHandler, WebSocketHandler] {
+export function docksideHandlers(fake: ServedFake, options: DocksideHandlersOptions = {}): [HttpHandler, WebSocketHandler] {
   if (fake === null || typeof fake !== 'object' || typeof fake.protocol?.handle !== 'function') {
     throw new TypeError('docksideHandlers(fake, options) needs a fake from createDockside() as its first argument.')
   }

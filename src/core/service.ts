@@ -2,14 +2,14 @@ import { createFaultPlan, type FaultPlan, type SchemaCheck } from '../faults/pla
 import { createRateLimiter, type RateLimitConfig, type RateLimiter } from '../faults/rate-limit'
 import { createClock, type Clock, type ClockLoop, type ClockOptions, type HostTimers } from '../time/clock'
 import { toMs, type Duration } from '../time/duration'
-import { createContainers, type Containers } from './containers'
-import { createDeliveryTracker, type DeliveryTracker } from './delivery'
-import { createEventLog, type EventLog, type TimeFormat } from './events'
-import { createImages, type Images } from './images'
-import { createJournal, type Journal } from './journal'
-import { createRandom, type RandomSource } from './random'
-import { createRegistries, type Registries } from './registries'
-import { createPushBoard, type PushBoard } from './push-board'
+import { createContainers, type Containers } from '../service/containers'
+import { createDeliveryTracker, type DeliveryTracker } from '../service/delivery'
+import { createEventLog, type EventLog, type TimeFormat } from '../service/events'
+import { createImages, type Images } from '../service/images'
+import { createJournal, type Journal } from '../service/journal'
+import { createRandom, type RandomSource } from '../service/random'
+import { createRegistries, type Registries } from '../service/registries'
+import { createPushBoard, type PushBoard } from '../service/push-board'
 
 /** Options of the service model; every field is optional. */
 export interface ServiceOptions {

@@ -1,4 +1,4 @@
-import { hostWallNow } from '../../runtime/host-timers'
+import { hostWallNow } from '../runtime/host-timers'
 
 /** Whether a Connection header's options include `close` (any case). */
 const saysClose = (value: string | undefined) => value !== undefined && value.split(',').some((option) => option.trim().toLowerCase() === 'close')

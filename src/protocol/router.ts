@@ -76,8 +76,18 @@ function dated(res: ProtoResponse, now: number): ProtoResponse {
  * `page not found` has none). An answer that names them itself keeps its own.
  */
 function withDockerHeaders(res: ProtoResponse): ProtoResponse {
-  if (res.status === 404 && res.headers['x-dockside-hint'] !== undefined && res.body === PAGE_NOT_FOUND_BODY) return res
-  return { ...res, headers: { ...DOCKER_HEADERS, ...res.headers } }
+  if (res.status === 404 && res.headers['x-dockside-hint'] !== undefined && res.body === PAGE_NOT_FOUND_BODY) return goJsonLine(res)
+  return goJsonLine({ ...res, headers: { ...DOCKER_HEADERS, ...res.headers } })
+}
+
+/**
+ * A Docker route's JSON answer ends with a newline, as the daemon's httputils.WriteJSON writes it (json.Encoder.Encode):
+ * a client that reads the body to its end, or compares it, gets the same bytes.
+ */
+function goJsonLine(res: ProtoResponse): ProtoResponse {
+  if (typeof res.body !== 'string' || res.body.endsWith('\n') || !res.headers['content-type']?.startsWith('application/json')) return res
+  const length = res.headers['content-length']
+  return { ...res, body: `${res.body}\n`, headers: length === undefined ? res.headers : { ...res.headers, 'content-length': String(Number(length) + 1) } }
 }
 
 function newerThan(a: string, b: string): boolean {

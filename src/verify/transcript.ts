@@ -23,8 +23,10 @@ export function answerLines(answer: Answer, options: { body?: 'lines' | 'keys' |
       return [...lines, `body (not JSON): ${text}`]
     }
   }
-  // A line's end is compared too: Docker's push stream ends lines with CRLF (streamformatter), its events with LF.
+  // A line's end is compared too: Docker's push stream ends lines with CRLF (streamformatter), its events with LF, its
+  // JSON answers with LF (json.Encoder); a body whose last line has no end says so.
   for (const line of text.split('\n')) if (line.trim() !== '') lines.push(line.endsWith('\r') ? `${line.slice(0, -1)} [CRLF]` : line)
+  if (text.trim() !== '' && !text.endsWith('\n') && lines.length > 0) lines[lines.length - 1] += ' [no final newline]'
   return lines
 }
 

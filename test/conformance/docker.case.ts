@@ -48,6 +48,20 @@ const login = (body: unknown) => ({ method: 'POST', headers: { 'content-type': '
 
 export const dockerCases: Case[] = [
   {
+    name: "Docker's JSON answers end with a newline, as the daemon's json.Encoder writes them, and Content-Length counts it",
+    async run({ fake, h }) {
+      fake.containers.create({ name: 'web', image: 'nginx' })
+      for (const [path, status] of [['/v1.47/version', 200], ['/v1.47/containers/json?all=1', 200], ['/v1.41/containers/nope/json', 404], ['/v1.41/containers/json?filters=%7B', 500]] as const) {
+        const res = await h.fetch(path)
+        const text = await res.text()
+        expect([res.status, text.endsWith('}\n') || text.endsWith(']\n')], path).toEqual([status, true])
+        const length = res.headers.get('content-length')
+        if (length !== null) expect(Number(length), path).toBe(new TextEncoder().encode(text).length)
+      }
+      expect(await (await h.fetch('/v1.41/containers/nope/json')).text()).toBe('{"message":"No such container: nope"}\n')
+    },
+  },
+  {
     name: 'GET /containers/json: running only by default, all=1 lists every container newest first, limit implies all',
     async run({ fake, h }) {
       seed(fake)

@@ -7,8 +7,8 @@ import type { Service } from '../core/service'
 import type { TimerHandle } from '../time/clock'
 import { compileFilters, parseFilters, type CompiledFilter } from '../service/filters'
 import { findAction as find, refusalResponse } from './faults'
-import { goJsonError } from './go-json-error'
-import { invalidParameterStatus, type Target } from './http'
+import { dockerFiltersText } from './docker-filters'
+import { type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
 const TIMESTAMP = /^(-?)0*(\d{1,12})(?:\.(\d{1,19}))?$/
@@ -86,22 +86,22 @@ export function parseEventsQuery(req: ProtoRequest, target: Target): EventsQuery
   const sent = target.query.get('filters')
   // Docker's GET /events reads JSON null as no filter (filters.FromJSON); the websocket keeps its own rules.
   const docker = target.path === '/events'
-  let filter: CompiledFilter
-  try {
-    filter = compiledFilter(docker && sent?.trim() === 'null' ? undefined : sent, docker)
-  } catch (error) {
-    // Not JSON at all, on Docker's route: the daemon's json.Unmarshal error, with its status for the API version.
-    const goError = docker && error instanceof DocksideError && sent ? goJsonError(sent) : undefined
-    if (goError !== undefined) (error as DocksideError).onWire(goError, invalidParameterStatus(target.version))
-    throw error
+  // Docker's getEvents reads since, until and their order before the filters: its errors come in that order.
+  const times = () => {
+    const since = timestampOf('since', target, docker)
+    const until = timestampOf('until', target, docker)
+    if (since !== undefined && until !== undefined && until < since) {
+      const error = new InvalidInputError(`Invalid "until" ${target.query.get('until')}: it is before "since" ${target.query.get('since')}.`)
+      // On Docker's route, the daemon's words (daemon/events.go: "`since` time (%s) cannot be after `until` time (%s)").
+      throw docker ? error.onWire(`\`since\` time (${target.query.get('since')}) cannot be after \`until\` time (${target.query.get('until')})`) : error
+    }
+    return { since, until }
   }
-  const since = timestampOf('since', target, docker)
-  const until = timestampOf('until', target, docker)
-  if (since !== undefined && until !== undefined && until < since) {
-    const error = new InvalidInputError(`Invalid "until" ${target.query.get('until')}: it is before "since" ${target.query.get('since')}.`)
-    // On Docker's route, the daemon's words (daemon/events.go: "`since` time (%s) cannot be after `until` time (%s)").
-    throw docker ? error.onWire(`\`since\` time (${target.query.get('since')}) cannot be after \`until\` time (${target.query.get('until')})`) : error
-  }
+  const early = docker ? times() : undefined
+  // On Docker's route, the filters as its filters.FromJSON reads them (JSON null is none), its refusals in its words.
+  const text = docker ? dockerFiltersText(sent, target.version, (raw) => parseFilters(raw, { docker })) : sent
+  const filter = compiledFilter(text, docker)
+  const { since, until } = early ?? times()
   return { filter, since, until, client: req.headers['x-dockside-client'] ?? target.query.get('client') }
 }
 

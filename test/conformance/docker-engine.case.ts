@@ -235,8 +235,8 @@ export const dockerEngineCases: Case[] = [
       fake.containers.create({ name: 'odd', image: 'nginx', labels: { '': 'x' } })
       expect((await list({ label: ['=x'] })).body.map((c) => c.Names[0])).toEqual(['/odd'])
       const notJson = await h.fetch(`/containers/json?filters=${encodeURIComponent('{"label":')}`)
-      // Go's json error, the daemon's words; dockside's in the hint.
-      expect([notJson.status, await message(notJson), notJson.headers.get('x-dockside-hint')]).toEqual([400, 'unexpected end of JSON input', 'Invalid filters: "{\\"label\\":" is not valid JSON. Expected an object like {"label":{"app=web":true},"status":{"running":true}}.'])
+      // Engine 28's words (the 20.10 daemon's: Go's json error, a 500); dockside's in the hint.
+      expect([notJson.status, await message(notJson), notJson.headers.get('x-dockside-hint')]).toEqual([400, 'invalid filter', 'Invalid filters: "{\\"label\\":" is not valid JSON. Expected an object like {"label":{"app=web":true},"status":{"running":true}}.'])
       // The empty prefix is every container's: ambiguous, so it matches none.
       expect((await list({ id: [''] })).body).toEqual([])
       expect(await list({ name: ['(a?){1000}(b?){1000}'] })).toEqual({
@@ -343,11 +343,11 @@ export const dockerEngineCases: Case[] = [
       expect(await refused({ before: ['redis'] }, 404)).toBe('No such image: redis:latest')
       expect(await refused({ until: ['yesterday'] })).toMatch(/^failed to parse value as time or duration: "yesterday": "until" takes /)
       expect(await refused({ colour: ['blue'] })).toBe("invalid filter 'colour'")
-      expect(await refused({ reference: 'nginx' })).toBe('Invalid filter "reference": expected an object of booleans like {"reference":{"x":true}} or a list of strings like {"reference":["x"]}, got "nginx".')
+      expect(await refused({ reference: 'nginx' })).toBe('invalid filter')
       const bad = await h.fetch(`/images/json?filters=${encodeURIComponent('{"reference":')}`)
       expect(bad.status).toBe(400)
       expect(bad.headers.get('x-dockside-hint')).toBe('Invalid filters: "{\\"reference\\":" is not valid JSON. Expected an object like {"reference":{"nginx:*":true}}.')
-      expect(await message(bad)).toBe('unexpected end of JSON input')
+      expect(await message(bad)).toBe('invalid filter')
       // A reference over the matcher's budget (shown cut to 120 characters).
       const big = await h.fetch(`/images/json?filters=${encodeURIComponent(JSON.stringify({ reference: ['a'.repeat(1001)] }))}`)
       expect(big.status).toBe(400)

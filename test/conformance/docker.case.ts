@@ -148,9 +148,18 @@ export const dockerCases: Case[] = [
     name: 'GET /containers/json refusals: bad JSON, wrong shape, unknown filter, bad status and unknown before are JSON 4xx',
     async run({ fake, h }) {
       seed(fake)
-      await refused(h, `/containers/json?filters=${encodeURIComponent('{"label":')}`, 400, 'unexpected end of JSON input', /not valid JSON/)
-      await refused(h, `/containers/json?filters=${enc(['label'])}`, 400, /expected a JSON object.*Allowed filter names: ancestor, before/)
-      await refused(h, `/containers/json?filters=${enc({ label: 'app=web' })}`, 400, /Invalid filter "label": expected an object of booleans/)
+      // What filters.FromJSON cannot read: Engine 28's invalidFilter (400 `invalid filter`); the 20.10 daemon's Go json
+      // error (500). dockside's reading in the hint.
+      await refused(h, `/containers/json?filters=${encodeURIComponent('{"label":')}`, 400, 'invalid filter', /not valid JSON/)
+      await refused(h, `/containers/json?filters=${enc(['label'])}`, 400, 'invalid filter', /expected a JSON object.*Allowed filter names: ancestor, before/)
+      await refused(h, `/containers/json?filters=${enc({ label: 'app=web' })}`, 400, 'invalid filter', /Invalid filter "label": expected an object of booleans/)
+      await refused(h, `/v1.41/containers/json?filters=${enc({ label: 'app=web' })}`, 500, 'json: cannot unmarshal string into Go value of type map[string]bool')
+      await refused(h, `/v1.41/containers/json?filters=${enc(['label'])}`, 500, 'json: cannot unmarshal array into Go value of type map[string]map[string]bool')
+      await refused(h, `/v1.41/containers/json?filters=${enc({ label: { a: 'yes' } })}`, 500, 'json: cannot unmarshal string into Go value of type bool')
+      // The two spellings mixed: neither of Go's readings takes it (the first one's error), though each name is fine.
+      await refused(h, `/v1.41/containers/json?filters=${enc({ label: { a: true }, status: ['running'] })}`, 500, 'json: cannot unmarshal array into Go value of type map[string]bool', /mix the object form/)
+      // A name given as null has no values, as Go reads it.
+      expect((await (await h.fetch(`/containers/json?all=1&filters=${enc({ label: null })}`)).json()).length).toBeGreaterThan(0)
       await refused(h, `/containers/json?filters=${enc({ foo: ['x'] })}`, 400, "invalid filter 'foo'", /^invalid filter 'foo': GET \/containers\/json takes the filters ancestor, before, .*status, volume\.$/)
       // The 20.10 daemon's words (API 1.41 and older): capital I, and Go's json error a 500.
       await refused(h, `/v1.41/containers/json?filters=${enc({ foo: ['x'] })}`, 400, "Invalid filter 'foo'")
@@ -220,7 +229,7 @@ export const dockerCases: Case[] = [
         return (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l).Action as string)
       }
       expect(await events({ type: ['container'] })).toEqual(['start'])
-      expect(await events({ type: { container: true }, scope: ['local'], event: ['start'] })).toEqual(['start'])
+      expect(await events({ type: { container: true }, scope: { local: true }, event: { start: true } })).toEqual(['start'])
       expect(await events({ type: ['container', 'image'] })).toEqual(['start'])
       for (const none of [{ type: ['image'] }, { type: ['network'] }, { scope: ['swarm'] }, { network: ['bridge'] }, { volume: ['data'] }, { daemon: ['x'] }, { plugin: ['p'] }, { node: ['n'] }, { service: ['s'] }, { secret: ['s'] }, { config: ['c'] }]) {
         expect(await events(none), JSON.stringify(none)).toEqual([])

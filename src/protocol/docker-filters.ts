@@ -35,7 +35,8 @@ export function goFiltersProblem(raw: string): string | undefined {
 
 /**
  * A Docker route's `filters` as the daemon reads them (filters.FromJSON), else its refusal on the wire: below API 1.42
- * (the 20.10 daemon) Go's json error with a 500; from 1.42 (errdefs' invalidFilter) `invalid filter` with a 400. The
+ * (the 20.10 daemon) Go's json error with a 500; at 1.42 `invalid filter: <Go's error>`, from 1.43 `invalid filter`,
+ * with a 400 (moby's api/types/filters, v23.0.0 and v24.0.0). The
  * help goes in the hint: `fakeReading(raw)` is what the fake's own reading says of it. Returns the text to read on,
  * without the names given as `null` (no values, as Go leaves them).
  */
@@ -49,8 +50,10 @@ export function dockerFiltersText(raw: string | undefined, version: string | und
     } catch (error) {
       if (error instanceof DocksideError) help = error.message
     }
-    const old = !apiAtLeast(version, '1.42')
-    throw new InvalidFilterError(help).onWire(old ? problem : 'invalid filter', old ? 500 : 400)
+    // 20.10 returned Go's error as it was (a 500); Engine 23 (API 1.42) wrapped it in invalidFilter (400,
+    // `invalid filter: <Go's error>`); Engine 24 (1.43) on says `invalid filter` alone.
+    const text = !apiAtLeast(version, '1.42') ? problem : !apiAtLeast(version, '1.43') ? `invalid filter: ${problem}` : 'invalid filter'
+    throw new InvalidFilterError(help).onWire(text, apiAtLeast(version, '1.42') ? 400 : 500)
   }
   const value = JSON.parse(raw) as Record<string, unknown> | null
   if (value === null) return undefined

@@ -66,6 +66,12 @@ const goAtoi = (v: string): number | undefined => {
   return n >= -(2n ** 63n) && n < 2n ** 63n ? Number(n) : undefined
 }
 
+/** Go's strconv.Atoi error for a value it cannot read, as the daemon passes it on. */
+function goAtoiError(value: string): string {
+  const quoted = JSON.stringify(value)
+  return /^[+-]?\d+$/.test(value) ? `strconv.Atoi: parsing ${quoted}: value out of range` : `strconv.Atoi: parsing ${quoted}: invalid syntax`
+}
+
 /** Docker's httputils.BoolValue: anything but "", "0", "no", "false", "none" (any case) is true. */
 const boolValue = (v: string | undefined) => v !== undefined && !['', '0', 'no', 'false', 'none'].includes(v.trim().toLowerCase())
 
@@ -118,26 +124,40 @@ function listContainers(svc: Service, target: Target) {
   let all = boolValue(target.query.get('all'))
   const limitRaw = target.query.get('limit')
   const limit = limitRaw === undefined || limitRaw === '' ? 0 : goAtoi(limitRaw)
-  if (limit === undefined) throw new InvalidInputError(`Invalid "limit" ${JSON.stringify(limitRaw)}: expected an integer, e.g. limit=5.`)
+  if (limit === undefined) throw new InvalidInputError(`Invalid "limit" ${JSON.stringify(limitRaw)}: expected an integer, e.g. limit=5.`).onWire(goAtoiError(limitRaw!), 500)
   const size = boolValue(target.query.get('size'))
 
-  const exited = (f.exited ?? []).map((v) => {
-    if (!/^-?\d+$/.test(v)) throw invalid('exited', v, ': expected an integer exit code, e.g. exited=0.')
-    return Number(v)
+  // The daemon's words by version (daemon/list.go, daemon/errors.go): 20.10 (API 1.41 and older), Engine 23 (1.42),
+  // Engine 28 (1.43 on, as the fake models it); dockside's help in the hint.
+  const v = target.version
+  const old = !apiAtLeast(v, '1.42')
+  const modern = apiAtLeast(v, '1.43')
+  const filterWord = old ? 'Invalid filter' : 'invalid filter'
+  const exited = (f.exited ?? []).map((x) => {
+    const code = goAtoi(x)
+    if (code === undefined) throw invalid('exited', x, ': expected an integer exit code, e.g. exited=0.').onWire(old ? goAtoiError(x) : `invalid filter 'exited=${x}': ${goAtoiError(x)}`, old ? 500 : 400)
+    return code
   })
   // Values are checked whatever their booleans (Docker's WalkValues).
-  for (const v of keys.status ?? []) {
-    if (!(CONTAINER_STATES as readonly string[]).includes(v)) throw invalid('status', v, `: allowed values are ${CONTAINER_STATES.join(', ')}.`)
+  for (const x of keys.status ?? []) {
+    if (!(CONTAINER_STATES as readonly string[]).includes(x)) {
+      const why = modern ? `: invalid value for state (${x}): must be one of created, running, paused, restarting, removing, exited, dead` : ''
+      throw invalid('status', x, `: allowed values are ${CONTAINER_STATES.join(', ')}.`).onWire(`${filterWord} 'status=${x}'${why}`)
+    }
     all = true
   }
   let isTask: boolean | undefined
   if (f['is-task']) {
     if (f['is-task'].includes('true')) isTask = true
     else if (f['is-task'].includes('false')) isTask = false
-    else throw invalid('is-task', keys['is-task']!.join(','), ': expected true or false.')
+    // Go's %s of the []string: [a b].
+    else throw invalid('is-task', keys['is-task']!.join(','), ': expected true or false.').onWire(`${filterWord} 'is-task=[${keys['is-task']!.join(' ')}]'`)
   }
-  for (const v of keys.health ?? []) {
-    if (!HEALTH.includes(v)) throw new InvalidFilterError(`Unrecognised filter value for health: ${v}. Allowed values: ${HEALTH.join(', ')}.`)
+  for (const x of keys.health ?? []) {
+    if (!HEALTH.includes(x)) {
+      const wire = modern ? `invalid filter 'health=${x}': invalid value for health (${x}): must be one of none, starting, healthy, unhealthy` : `Unrecognised filter value for health: ${x}`
+      throw new InvalidFilterError(`Unrecognised filter value for health: ${x}. Allowed values: ${HEALTH.join(', ')}.`).onWire(wire)
+    }
   }
   for (const key of ['publish', 'expose'] as const) {
     for (const v of f[key] ?? []) {
@@ -149,8 +169,8 @@ function listContainers(svc: Service, target: Target) {
   list.sort((a, b) => b.c.created - a.c.created || b.i - a.i)
   const ordered = list.map(({ c }) => c)
   // `before`/`since` name a container (Docker: 404 when there is none); the last value given wins, as in Docker.
-  const before = f.before?.length ? idOrName(svc, 'before', f.before.at(-1)!) : undefined
-  const since = f.since?.length ? idOrName(svc, 'since', f.since.at(-1)!) : undefined
+  const before = f.before?.length ? idOrName(svc, 'before', f.before.at(-1)!, target.version) : undefined
+  const since = f.since?.length ? idOrName(svc, 'since', f.since.at(-1)!, target.version) : undefined
 
   // The Engine's fast path: ids by unique prefix (an ambiguous prefix matches nothing), then names among those.
   let candidates = ordered
@@ -207,11 +227,20 @@ function listContainers(svc: Service, target: Target) {
  * A `before`/`since` value as the daemon's idOrNameFilter reads it: a full id, else a name (with or without its
  * slash). Unlike every other lookup, an id prefix is not one (docker/for-linux#258): a 404.
  */
-function idOrName(svc: Service, filter: string, value: string): Container {
-  const found = svc.containers.get(value)
+function idOrName(svc: Service, filter: string, value: string, version: string | undefined): Container {
+  // The 20.10 daemon (API 1.41 and older) says so in its own words, a 500; Engine 28 is the plain 404.
+  const wire = apiAtLeast(version, '1.42') ? `No such container: ${value}` : `no such container ${value}`
+  const status = apiAtLeast(version, '1.42') ? undefined : 500
+  let found: Container
+  try {
+    found = svc.containers.get(value)
+  } catch (error) {
+    if (error instanceof NotFoundError) throw error.onWire(wire, status)
+    throw error
+  }
   if (found.id === value || found.name === value.replace(/^\//, '')) return found
   const prefix = found.id.startsWith(value) ? ` (${value} starts the id of ${found.name})` : ''
-  throw new NotFoundError(`No such container: ${value}: the "${filter}" filter takes a container's full id or its name, not an id prefix, as the Engine's does${prefix}.`)
+  throw new NotFoundError(`No such container: ${value}: the "${filter}" filter takes a container's full id or its name, not an id prefix, as the Engine's does${prefix}.`).onWire(wire, status)
 }
 
 const CONTAINER = /^\/containers\/([^/]+)\/(json|start|stop)$/
@@ -236,13 +265,15 @@ function signalProblem(signal: string): string | undefined {
  * The container `ref` names, as the daemon's GetContainer finds it: a full id, a name, else a unique id prefix. A
  * prefix several ids share is the daemon's 400 (InvalidParameter), not a 404; nothing at all is `No such container`.
  */
-function container(svc: Service, ref: string): Container {
+function container(svc: Service, ref: string, version: string | undefined): Container {
   const found = svc.containers.find(ref)
   if (found) return found
   const shared = ref === '' ? [] : svc.containers.list().filter((c) => c.id.startsWith(ref))
   if (shared.length > 1) {
     const names = shared.length > 5 ? `${shared.slice(0, 5).map((c) => c.name).join(', ')} and ${shared.length - 5} more` : shared.map((c) => c.name).join(', ')
-    throw new InvalidInputError(`multiple IDs found with provided prefix: ${ref}. It starts the ids of ${names}: give more of the id, or the container's name.`)
+    const error = new InvalidInputError(`multiple IDs found with provided prefix: ${ref}. It starts the ids of ${names}: give more of the id, or the container's name.`)
+    // The 20.10 daemon's truncindex error, a 500 (errdefs.System); Engine 28's container view, a 400.
+    throw apiAtLeast(version, '1.42') ? error.onWire(`multiple IDs found with provided prefix: ${ref}`) : error.onWire(`Multiple IDs found with provided prefix: ${ref}`, 500)
   }
   return svc.containers.get(ref)
 }
@@ -259,7 +290,10 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
     // keep the raw reference; the lookup fails with a clear message
   }
   const [, , action] = m
-  if (action === 'json' && req.method === 'GET') return json(200, containerInspect(container(svc, ref), viewOf(svc, container(svc, ref), boolValue(target.query.get('size'))), target.version))
+  if (action === 'json' && req.method === 'GET') {
+    const c = container(svc, ref, target.version)
+    return json(200, containerInspect(c, viewOf(svc, c, boolValue(target.query.get('size'))), target.version))
+  }
   if (req.method !== 'POST' || action === 'json') return undefined
   // Both checked before the lookup, as the daemon's postContainersStart and postContainersStop check them.
   if (action === 'start' && apiAtLeast(target.version, '1.24')) {
@@ -269,9 +303,9 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
   }
   const t = target.query.get('t')
   if (action === 'stop' && t !== undefined && t !== '' && goAtoi(t) === undefined) {
-    throw new InvalidInputError(`Invalid "t" ${JSON.stringify(t)}: the seconds to wait before killing the container, an integer (-1: wait forever), e.g. t=10.`)
+    throw new InvalidInputError(`Invalid "t" ${JSON.stringify(t)}: the seconds to wait before killing the container, an integer (-1: wait forever), e.g. t=10.`).onWire(goAtoiError(t), 500)
   }
-  const c = container(svc, ref)
+  const c = container(svc, ref, target.version)
   // Docker answers 304 when the container is already in the wanted state; the CLI treats it as success.
   if (action === 'start') {
     if (c.state === 'running') return { status: 304, headers: {} }

@@ -251,12 +251,14 @@ const PLUGIN = /^\/plugins\/(.+)\/json$/
  */
 function notFoundObject(path: string): ProtoResponse | undefined {
   const network = NETWORK.exec(path)
-  if (network) return jsonError(404, `network ${decode(network[1])} not found: this fake has no networks (it serves containers and images; see docs/docker-compat.md).`)
+  const none = (what: string) => `this fake has no ${what} (it serves containers and images; see docs/docker-compat.md).`
+  // The daemon's words (libnetwork, the volume service, the plugin store); the fake's in the hint.
+  if (network) return dockerError(404, `network ${decode(network[1])} not found`, `network ${decode(network[1])} not found: ${none('networks')}`)
   const volume = VOLUME.exec(path)
-  if (volume) return jsonError(404, `get ${decode(volume[1])}: no such volume: this fake has no volumes (it serves containers and images; see docs/docker-compat.md).`)
+  if (volume) return dockerError(404, `get ${decode(volume[1])}: no such volume`, `get ${decode(volume[1])}: no such volume: ${none('volumes')}`)
   const plugin = PLUGIN.exec(path)
   // Go's %q: the name in double quotes.
-  if (plugin) return jsonError(404, `plugin ${JSON.stringify(decode(plugin[1]))} not found: this fake has no plugins (it serves containers and images; see docs/docker-compat.md).`)
+  if (plugin) return dockerError(404, `plugin ${JSON.stringify(decode(plugin[1]))} not found`, `plugin ${JSON.stringify(decode(plugin[1]))} not found: ${none('plugins')}`)
   return undefined
 }
 

@@ -44,7 +44,7 @@ describe.skipIf(skip)('docker CLI: ps filters, login, events types, unserved com
     using cli = dockerCli(server.url)
     const bad = await cli.docker(['ps', '--filter', 'status=up'])
     expect(bad.code).toBe(1)
-    expect(bad.stderr.trim()).toBe("Error response from daemon: invalid filter 'status=up': allowed values are created, restarting, running, removing, paused, exited, dead.")
+    expect(bad.stderr.trim()).toBe("Error response from daemon: invalid filter 'status=up': invalid value for state (up): must be one of created, running, paused, restarting, removing, exited, dead")
     const unknown = await cli.docker(['ps', '--filter', 'colour=red'])
     expect(unknown.code).toBe(1)
     expect(unknown.stderr.trim()).toBe("Error response from daemon: invalid filter 'colour'")

@@ -95,7 +95,7 @@ export const dockerCases: Case[] = [
       // is-task given only as false is neither true nor false to ExactMatch: Docker refuses it.
       const isTask = await h.fetch(`/containers/json?filters=${encodeURIComponent(JSON.stringify({ 'is-task': { true: false } }))}`)
       expect(isTask.status).toBe(400)
-      expect(((await isTask.json()) as { message: string }).message).toBe("invalid filter 'is-task=true': expected true or false.")
+      expect(((await isTask.json()) as { message: string }).message).toBe("invalid filter 'is-task=[true]'")
       expect(await ps(h, { all: '1', filters: { label: [] } })).toEqual(['web-2', 'db', 'api', 'web'])
     },
   },
@@ -164,13 +164,16 @@ export const dockerCases: Case[] = [
       // The 20.10 daemon's words (API 1.41 and older): capital I, and Go's json error a 500.
       await refused(h, `/v1.41/containers/json?filters=${enc({ foo: ['x'] })}`, 400, "Invalid filter 'foo'")
       await refused(h, `/v1.41/containers/json?filters=${encodeURIComponent('{"label":')}`, 500, 'unexpected end of JSON input')
-      await refused(h, `/containers/json?filters=${enc({ status: ['up'] })}`, 400, /^invalid filter 'status=up': allowed values are created, restarting, running, removing, paused, exited, dead\.$/)
+      await refused(h, `/containers/json?filters=${enc({ status: ['up'] })}`, 400, "invalid filter 'status=up': invalid value for state (up): must be one of created, running, paused, restarting, removing, exited, dead", /^invalid filter 'status=up': allowed values are created, restarting, running, removing, paused, exited, dead\.$/)
+      await refused(h, `/v1.41/containers/json?filters=${enc({ status: ['up'] })}`, 400, "Invalid filter 'status=up'")
       await refused(h, `/containers/json?filters=${enc({ exited: ['x'] })}`, 400, /invalid filter 'exited=x'/)
-      await refused(h, `/containers/json?filters=${enc({ health: ['ok'] })}`, 400, /Unrecognised filter value for health: ok/)
-      await refused(h, `/containers/json?filters=${enc({ 'is-task': ['maybe'] })}`, 400, /invalid filter 'is-task=maybe'/)
+      await refused(h, `/containers/json?filters=${enc({ health: ['ok'] })}`, 400, /^invalid filter 'health=ok': invalid value for health/)
+      await refused(h, `/v1.41/containers/json?filters=${enc({ health: ['ok'] })}`, 400, 'Unrecognised filter value for health: ok')
+      await refused(h, `/containers/json?filters=${enc({ 'is-task': ['maybe'] })}`, 400, "invalid filter 'is-task=[maybe]'")
+      await refused(h, `/v1.41/containers/json?filters=${enc({ before: ['ghost'] })}`, 500, 'no such container ghost')
       await refused(h, `/containers/json?filters=${enc({ publish: ['a:80'] })}`, 400, /invalid filter 'publish=a:80'/)
       await refused(h, `/containers/json?filters=${enc({ before: ['ghost'] })}`, 404, /No such container: ghost/)
-      await refused(h, '/containers/json?limit=x', 400, /Invalid "limit"/)
+      await refused(h, '/containers/json?limit=x', 500, 'strconv.Atoi: parsing "x": invalid syntax', /Invalid "limit"/)
       // Still serving a normal client afterwards.
       expect(await ps(h, {})).toEqual(['web-2', 'web'])
     },

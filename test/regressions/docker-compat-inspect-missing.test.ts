@@ -45,10 +45,10 @@ describe.skipIf(skip)('docker inspect of a name that is nothing', () => {
 
   it('docker network/volume/plugin inspect print the daemon\'s messages', async () => {
     using cli = dockerCli(server.url)
-    // The daemon's words first, then why: the fake has none of them.
-    expect(await cli.docker(['network', 'inspect', 'nope'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Error response from daemon: network nope not found: this fake has no networks /) })
-    expect(await cli.docker(['volume', 'inspect', 'nope'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Error response from daemon: get nope: no such volume: this fake has no volumes /) })
-    expect(await cli.docker(['plugin', 'inspect', 'nope'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Error response from daemon: plugin "nope" not found: this fake has no plugins /) })
+    // What the CLI prints against dockerd 20.10 (seen side by side): `[]`, the daemon's words, exit 1.
+    expect(await cli.docker(['network', 'inspect', 'nope'])).toMatchObject({ code: 1, stdout: '[]\n', stderr: 'Error response from daemon: network nope not found\n' })
+    expect(await cli.docker(['volume', 'inspect', 'nope'])).toMatchObject({ code: 1, stdout: '[]\n', stderr: 'Error response from daemon: get nope: no such volume\n' })
+    expect(await cli.docker(['plugin', 'inspect', 'nope'])).toMatchObject({ code: 1, stdout: '[]\n', stderr: 'Error response from daemon: plugin "nope" not found\n' })
   })
 })
 
@@ -67,7 +67,9 @@ describe('GET /networks/{id}, /volumes/{name}, /plugins/{name}/json: the daemon\
       const res = await fetch(server.url + prefix + path)
       expect(res.status).toBe(404)
       expect(res.headers.get('content-type')).toBe('application/json')
-      expect(((await res.json()) as { message: string }).message).toMatch(new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: this fake has no (networks|volumes|plugins)`))
+      // The daemon's body, byte for byte; why the fake has none in the hint.
+      expect(((await res.json()) as { message: string }).message).toBe(message)
+      expect(res.headers.get('x-dockside-hint')).toMatch(/: this fake has no (networks|volumes|plugins) /)
     }
   })
 
@@ -79,7 +81,7 @@ describe('GET /networks/{id}, /volumes/{name}, /plugins/{name}/json: the daemon\
       for (const [path, message] of cases) {
         const res = await fetch(`https://us-west-1.hyper.test/v1.47${path}`)
         expect(res.status, path).toBe(404)
-        expect(((await res.json()) as { message: string }).message.startsWith(`${message}: `), path).toBe(true)
+        expect(((await res.json()) as { message: string }).message, path).toBe(message)
       }
     } finally {
       hooks.restore()

@@ -1,10 +1,12 @@
+import { apiAtLeast } from './api-version'
+import { goJsonError } from './go-json-error'
 import { loadGoRegexp } from './go-regexp'
 import { isLoopback } from './guard'
 import { authConfigFrom, authorize } from '../service/auth'
 import type { Service } from '../core/service'
 import { handleContainers } from './docker-containers'
 import { handleImages } from './docker-images'
-import { dockerError, invalidParameterStatus, json, jsonError, targetOf, text, type Target } from './http'
+import { dockerError, json, jsonError, targetOf, text, type Target } from './http'
 import type { ProtoRequest, ProtoResponse } from './types'
 
 /** The API version the fake announces. */
@@ -212,15 +214,20 @@ export function loginHost(serverAddress: string | undefined): string {
  */
 async function login(svc: Service, req: ProtoRequest): Promise<ProtoResponse> {
   const raw = await req.body()
+  const version = targetOf(req.url).version
+  const example = '{"username":"ci","password":"s3cret","serveraddress":"localhost:5000"}'
   let value: unknown
   try {
     value = JSON.parse(raw)
   } catch {
-    // Never echoed: the body holds a password.
-    return jsonError(400, `POST /auth needs a JSON AuthConfig body such as {"username":"ci","password":"s3cret","serveraddress":"localhost:5000"}; the body is not valid JSON (${raw.length} bytes, not shown: it may hold a password).`)
+    // The daemon's json.Decoder error, a 500 (postAuth returns it unclassed). Never echoed: the body holds a password.
+    const decoder = raw.trim() === '' ? 'EOF' : (goJsonError(raw) ?? 'unexpected EOF').replace('unexpected end of JSON input', 'unexpected EOF')
+    return dockerError(500, decoder, `POST /auth needs a JSON AuthConfig body such as ${example}; the body is not valid JSON (${raw.length} bytes, not shown: it may hold a password).`)
   }
+  const goType = authConfigTypeError(value, version)
+  if (goType !== undefined) return dockerError(500, goType, `The POST /auth body is not an AuthConfig: send one such as ${example}.`)
   const auth = authConfigFrom(value, 'The POST /auth body')
-  if ('invalid' in auth) return jsonError(400, `${auth.invalid}: send an AuthConfig such as {"username":"ci","password":"s3cret","serveraddress":"localhost:5000"}.`)
+  if ('invalid' in auth) return jsonError(400, `${auth.invalid}: send an AuthConfig such as ${example}.`)
   const host = loginHost(auth.serveraddress)
   const registry = svc.registries.list().find((r) => r.host.toLowerCase() === host)
   const required = registry?.auth ?? { kind: 'open' as const }
@@ -234,8 +241,27 @@ async function login(svc: Service, req: ProtoRequest): Promise<ProtoResponse> {
     required.kind === 'token'
       ? `Get "${endpoint(host)}": unauthorized: incorrect username or password`
       : `login attempt to ${endpoint(host)} failed with status: 401 Unauthorized`
-  // 401 as errdefs.Unauthorized makes it from API 1.42 (Engine 23.0) on; the 20.10 daemon's unclassed error was a 500.
-  return jsonError(invalidParameterStatus(targetOf(req.url).version) === 500 ? 500 : 401, message)
+  // A token registry's refusal is errdefs.Unauthorized (translateV2AuthError), a 401; a basic one's is loginV2's
+  // unclassed error, a 500, on the 20.10 daemon and on Engine 28 alike (moby registry/auth.go, seen on 20.10).
+  return jsonError(required.kind === 'token' ? 401 : 500, message)
+}
+
+/** The AuthConfig's string fields, as the daemon's struct names them in Go's json errors. */
+const AUTH_STRING_FIELDS = ['username', 'password', 'auth', 'email', 'serveraddress', 'identitytoken', 'registrytoken']
+
+/**
+ * Go's json.Decoder error for a POST /auth body that is JSON but no AuthConfig: not an object, or a string field given
+ * another kind of value (types.AuthConfig on the 20.10 daemon, registry.AuthConfig from API 1.42). Undefined when Go reads it.
+ */
+function authConfigTypeError(value: unknown, version: string | undefined): string | undefined {
+  const kind = (v: unknown) => (Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v)
+  if (value === null) return undefined
+  if (typeof value !== 'object' || Array.isArray(value)) return `json: cannot unmarshal ${kind(value)} into Go value of type ${apiAtLeast(version, '1.42') ? 'registry' : 'types'}.AuthConfig`
+  for (const [key, v] of Object.entries(value)) {
+    const field = AUTH_STRING_FIELDS.find((f) => f === key.toLowerCase())
+    if (field !== undefined && v !== null && typeof v !== 'string') return `json: cannot unmarshal ${kind(v)} into Go struct field AuthConfig.${key} of type string`
+  }
+  return undefined
 }
 
 // One segment, as the routes table's `{id}`: `GET /networks/n1/connect` stays no route (a 404 `page not found`).

@@ -28,10 +28,10 @@ describe('dockerode 5: listContainers filters, checkAuth, getEvents types, unser
     await expect(docker.listContainers({ filters: { colour: ['red'] } })).rejects.toMatchObject({ statusCode: 400, json: { message: expect.stringMatching(/^invalid filter 'colour'/) } })
   })
 
-  it('checkAuth: right credentials succeed, wrong ones reject with the 401, an unknown registry is open', async () => {
+  it('checkAuth: right credentials succeed, wrong ones reject with the daemon\'s 500 and words, an unknown registry is open', async () => {
     expect(await docker.checkAuth({ username: 'ci', password: 's3cret', serveraddress: 'localhost:5000' })).toEqual({ Status: 'Login Succeeded', IdentityToken: '' })
     await expect(docker.checkAuth({ username: 'ci', password: 'nope', serveraddress: 'localhost:5000' })).rejects.toMatchObject({
-      statusCode: 401,
+      statusCode: 500,
       json: { message: 'login attempt to http://localhost:5000/v2/ failed with status: 401 Unauthorized' },
     })
     expect(await docker.checkAuth({ username: 'x', password: 'y', serveraddress: 'localhost:5999' })).toMatchObject({ Status: 'Login Succeeded' })

@@ -78,7 +78,7 @@ describe.each([serverWay, interceptWay])('$name', (way) => {
     const res = await h.fetch('/_dockside/registries', post({ host: 'localhost:5000' }))
     expect(res.status).toBe(409)
     expect((await res.json()).message).toMatch(/^A registry at "localhost:5000" already exists \(basic auth, 0 pushed tags\); each host is added once/)
-    expect((await login(h, 'x', 'y')).status).toBe(401)
+    expect((await login(h, 'x', 'y')).status).toBe(500)
     expect((await login(h, 'ci', 's3cret')).status).toBe(200)
     const other = await h.fetch('/_dockside/registries', post({ host: 'localhost:5001', token: 't' }))
     expect(other.status).toBe(201)
@@ -96,7 +96,7 @@ describe.each([serverWay, interceptWay])('$name', (way) => {
     expect(fake.registries.list().map((r) => r.host)).toEqual(['localhost:5000'])
     expect(fake.containers.list()).toEqual([])
     expect(fake.rateLimit.get()).toEqual([])
-    expect((await login(h, 'x', 'y')).status).toBe(401)
+    expect((await login(h, 'x', 'y')).status).toBe(500)
   })
 
   it('bug: POST /_dockside/scenario with an empty username left its first registry and its rate limit behind; now all or nothing', async () => {
@@ -116,15 +116,16 @@ describe.each([serverWay, interceptWay])('$name', (way) => {
     fake.registries.add('localhost:5000', { username: 'ci', password: 'hunter2' })
     const bodies: [string, RegExp][] = [
       ['{"username":"ci","password":"hunter2","serveraddress":"localhost:5000"', /^POST \/auth needs a JSON AuthConfig body .*; the body is not valid JSON \(\d+ bytes, not shown: it may hold a password\)\.$/],
-      ['["hunter2"]', /^The POST \/auth body is not a JSON object: send an AuthConfig/],
-      ['"hunter2"', /^The POST \/auth body is not a JSON object: send an AuthConfig/],
+      ['["hunter2"]', /^The POST \/auth body is not an AuthConfig: send one/],
+      ['"hunter2"', /^The POST \/auth body is not an AuthConfig: send one/],
     ]
     for (const [body, message] of bodies) {
       const res = await h.fetch('/auth', { method: 'POST', body })
       const text = await res.text()
-      expect(res.status, body).toBe(400)
-      expect(JSON.parse(text).message).toMatch(message)
-      expect(text).not.toContain('hunter2')
+      // Go's json error in the body (a 500, as the daemon answers it), the help in the hint: neither holds the body.
+      expect(res.status, body).toBe(500)
+      expect(res.headers.get('x-dockside-hint')).toMatch(message)
+      expect(text + (res.headers.get('x-dockside-hint') ?? '')).not.toContain('hunter2')
     }
   })
 

@@ -1,5 +1,5 @@
 import { apiAtLeast } from './api-version'
-import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
+import { DocksideError, InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
 import { dockerFilterArgs } from './docker-filters'
 import { parseTimestampNano } from './events-common'
 import { familiarName, isRepository, missingImageName, splitReference, tagFormatProblem, type Image } from '../service/images'
@@ -338,11 +338,28 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
   }
   const it = IMAGE_TAG.exec(path)
   if (it && req.method === 'POST') {
-    // As the daemon's postImagesTag: `repo` is checked (httputils.RepoTagReference) before the image is looked up.
+    // As Engine 28's postImagesTag: `repo` is checked (httputils.RepoTagReference) before the image is looked up, and a
+    // source it cannot find is a 404 whatever the reason. The 20.10 daemon (API 1.41 and older) looked the image up
+    // first (daemon/images/image_tag.go).
+    const old = invalidParameterStatus(target.version) === 500
+    const source = () => {
+      try {
+        return resolveOrThrow(svc, decode(it[1]))
+      } catch (error) {
+        // errdefs.NotFound(err): a source that is no reference at all is a 404 too, from API 1.42.
+        if (!old && error instanceof DocksideError && !(error instanceof NotFoundError)) throw new NotFoundError(error.message).onWire(error.wire ?? error.message)
+        throw error
+      }
+    }
+    const found = old ? source() : undefined
     const sent = target.query.get('repo') ?? ''
     const repo = familiarName(sent)
     const tag = target.query.get('tag') || undefined
-    if (!repo) return json(400, { message: 'POST /images/{name}/tag needs a "repo" query parameter, e.g. ?repo=localhost:5000/team/app&tag=1.0.' })
+    const noRepo = 'POST /images/{name}/tag needs a "repo" query parameter, e.g. ?repo=localhost:5000/team/app&tag=1.0.'
+    // No repo and no tag: RepoTagReference has no reference and no error, and Engine 28 answers 200 having tagged
+    // nothing (errdefs.InvalidParameter(nil) is nil); the 20.10 daemon parsed the empty name, a 500.
+    if (!repo && !tag && !old) return { status: 200, headers: { 'x-dockside-hint': `nothing was tagged: ${noRepo}` } }
+    if (!repo) return dockerError(invalidParameterStatus(target.version), 'invalid reference format', noRepo)
     // The daemon's words, with its status for the API version; dockside's help in X-Dockside-Hint.
     const refuse = (daemonText: string, hint: string) => dockerError(invalidParameterStatus(target.version), daemonText, hint)
     // The 20.10 daemon (API 1.41 and older) refused it as a 400 of its own words; newer ones as RepoTagReference does.
@@ -352,10 +369,11 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
     const badTag = tag === undefined ? undefined : tagFormatProblem(tag)
     if (badTag) return refuse('invalid tag format', badTag)
     const { repository, tag: inRepo } = splitReference(repo)
-    if (repository === 'sha256') return refuse('refusing to create an ambiguous tag using digest algorithm as name', `refusing to create an ambiguous tag using digest algorithm as name: "repo" may not be "sha256" (it reads as an image id); choose another repository name.`)
+    // A 400 on both daemons (20.10's reference store said it as an invalidTagError).
+    if (repository === 'sha256') return dockerError(400, 'refusing to create an ambiguous tag using digest algorithm as name', `refusing to create an ambiguous tag using digest algorithm as name: "repo" may not be "sha256" (it reads as an image id); choose another repository name.`)
     // A `repo` that is no repository is the daemon's 400 too, whether or not the image exists.
     if (!isRepository(repository) || inRepo === '') return refuse(daemonReferenceText(sent, undefined, target.version), `invalid reference format: "repo" ${JSON.stringify(sent)} is not a repository name; expected lower-case [host[:port]/]path, e.g. ?repo=localhost:5000/team/app&tag=1.0.`)
-    const { ref, image } = resolveOrThrow(svc, decode(it[1]))
+    const { ref, image } = found ?? source()
     const wanted = `${repository}:${tag ?? inRepo ?? 'latest'}`
     // Tagged by id: the source may be a digest reference, which only the protocol layer resolves.
     svc.images.tag(image.id, wanted)

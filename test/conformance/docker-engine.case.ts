@@ -448,9 +448,18 @@ export const dockerEngineCases: Case[] = [
         ['nginx:1.27', 'mine:latest'],
         ['nginx:1.27', 'localhost:5000/team/web:4.0'],
       ])
+      // No repo: the empty name is no reference (400 in the daemon's words, the help in the hint)...
       const noRepo = await h.fetch('/images/nginx:1.27/tag?tag=2.0', { method: 'POST' })
-      expect(noRepo.status).toBe(400)
-      expect(await message(noRepo)).toBe('POST /images/{name}/tag needs a "repo" query parameter, e.g. ?repo=localhost:5000/team/app&tag=1.0.')
+      expect([noRepo.status, noRepo.headers.get('x-dockside-hint')]).toEqual([400, 'POST /images/{name}/tag needs a "repo" query parameter, e.g. ?repo=localhost:5000/team/app&tag=1.0.'])
+      expect(await message(noRepo)).toBe('invalid reference format')
+      // ...and neither repo nor tag is Engine 28's 200 that tags nothing (RepoTagReference gives no reference and no
+      // error); the 20.10 daemon's 500.
+      const neither = await h.fetch('/images/nginx:1.27/tag', { method: 'POST' })
+      expect([neither.status, await neither.text()]).toEqual([200, ''])
+      expect((await h.fetch('/v1.41/images/nginx:1.27/tag', { method: 'POST' })).status).toBe(500)
+      // 20.10 looked the source up first: a missing one is its 404 whatever the repo.
+      expect((await h.fetch('/v1.41/images/redis/tag?repo=Bad', { method: 'POST' })).status).toBe(404)
+      expect((await h.fetch('/v1.47/images/redis/tag?repo=Bad', { method: 'POST' })).status).toBe(400)
       const missing = await h.fetch('/images/redis/tag?repo=x', { method: 'POST' })
       expect(missing.status).toBe(404)
       expect(await message(missing)).toBe('No such image: redis:latest')

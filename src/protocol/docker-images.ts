@@ -261,9 +261,12 @@ function referenceGlob(p: string) {
  * 400 naming what is allowed. `image` selects images; `reference` selects which of an image's tags and digests match.
  */
 function imageFilter(svc: Service, raw: string | undefined, version: string | undefined): { image: (image: Image) => boolean; reference: (ref: string) => boolean; danglingOnly: boolean } {
+  // The 20.10 daemon (API 1.41 and older) has no `until` on images.
+  const old = !apiAtLeast(version, '1.42')
+  const names = old ? IMAGE_FILTER_NAMES.filter((n) => n !== 'until') : IMAGE_FILTER_NAMES
   const args = {
-    names: IMAGE_FILTER_NAMES,
-    unknown: (name: string) => `invalid filter '${name}': GET /images/json takes the filters ${IMAGE_FILTER_NAMES.join(', ')}.`,
+    names,
+    unknown: (name: string) => `invalid filter '${name}': GET /images/json takes the filters ${names.join(', ')}.`,
     example: '{"reference":{"nginx:*":true}}',
   }
   // JSON null is no filter at all (Go's json leaves Docker's Args empty).
@@ -273,9 +276,12 @@ function imageFilter(svc: Service, raw: string | undefined, version: string | un
   if (f.dangling) {
     // Read again with Docker's booleans (GetBoolOrDefault): defined, since `f.dangling` is (an empty object or list is no filter).
     const set = dockerFilterArgs(raw, args, version).dangling!
-    const yes = set.includes('true') || set.includes('1')
-    const no = set.includes('false') || set.includes('0')
-    if (yes === no) throw new InvalidFilterError(`invalid filter 'dangling=${f.dangling.join(',')}': expected one of true, false, 1 or 0.`)
+    // 20.10 took `true` or `false` exactly (ExactMatch); Engine 28 takes 1 and 0 too (GetBoolOrDefault). The daemon
+    // names the values as Go prints a []string.
+    const yes = set.includes('true') || (!old && set.includes('1'))
+    const no = set.includes('false') || (!old && set.includes('0'))
+    const refused = () => new InvalidFilterError(`invalid filter 'dangling=${f.dangling!.join(',')}': expected one of true, false${old ? '' : ', 1 or 0'}.`).onWire(`${old ? 'Invalid' : 'invalid'} filter 'dangling=[${f.dangling!.join(' ')}]'`)
+    if (old ? !yes && !no : yes === no) throw refused()
     danglingOnly = yes
   }
   const until = (f.until ?? []).map((v) => untilTimestamp(v, svc.clock.now()))

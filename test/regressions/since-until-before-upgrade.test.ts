@@ -53,13 +53,15 @@ describe.each([serverWay, interceptWay])('bad since/until are refused before the
         const probe = await h.connect(`/events/ws${query}`)
         expect(probe.status, `${name}=${value}`).toBe(400)
         if (probe.body !== undefined) expect(JSON.parse(probe.body).message).toMatch(new RegExp(`^Invalid "${name}" .*from -9223372036 \\(year 1677\\) to 253402300799`))
+        // A time Go's parseTimestamp reads but the fake cannot hold (before 1677, after 9999) is taken on Docker's route,
+        // as the nearest the fake holds (events-hunt-time-bounds.test.ts); the stream it opens would not end here.
+        if (!goError) continue
         const res = await h.fetch(`/events${query}`)
-        expect(res.status, `GET /events ${name}=${value}`).toBe(goError ? 500 : 400)
+        expect(res.status, `GET /events ${name}=${value}`).toBe(500)
         const message = ((await res.json()) as { message: string }).message
-        if (goError) expect(message, `GET /events ${name}=${value}`).toMatch(new RegExp(`^strconv\\.ParseInt: parsing ".*": ${goError}$`))
-        else expect(message).toMatch(new RegExp(`^Invalid "${name}"`))
+        expect(message, `GET /events ${name}=${value}`).toMatch(new RegExp(`^strconv\\.ParseInt: parsing ".*": ${goError}$`))
         // dockside's help names the parameter and the range, in the hint header.
-        expect(res.headers.get('x-dockside-hint') ?? message).toMatch(new RegExp(`^Invalid "${name}" .*from -9223372036 \\(year 1677\\)`))
+        expect(res.headers.get('x-dockside-hint')).toMatch(new RegExp(`^Invalid "${name}" .*from -9223372036 \\(year 1677\\)`))
       }
     }
     // No socket in the hub, no timer, no tracked client.

@@ -243,7 +243,8 @@ function idOrName(svc: Service, filter: string, value: string, version: string |
   throw new NotFoundError(`No such container: ${value}: the "${filter}" filter takes a container's full id or its name, not an id prefix, as the Engine's does${prefix}.`).onWire(wire, status)
 }
 
-const CONTAINER = /^\/containers\/([^/]+)\/(json|start|stop)$/
+// `{name:.*}` in the daemon's routes: a name with a slash is looked up (and not found), not a missing route.
+const CONTAINER = /^\/containers\/(.+)\/(json|start|stop)$/
 
 
 /** The signal names of moby/sys/signal on Linux (ParseSignal takes them with or without SIG, in any case). */
@@ -299,7 +300,7 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
   if (action === 'start' && apiAtLeast(target.version, '1.24')) {
     // Go's ContentLength: -1 for a chunked body. A JSON object that sets anything is over 7 bytes; `{}` is not.
     const length = req.headers['transfer-encoding'] ? -1 : Number(req.headers['content-length'] ?? 0)
-    if (length > 7 || length === -1) throw new InvalidInputError(`starting container with non-empty request body was deprecated since API v1.22 and removed in v1.24: send POST /containers/{id}/start with no body (this one has ${length === -1 ? 'a chunked' : `a ${length}-byte`} body); a container's configuration is given when it is created.`)
+    if (length > 7 || length === -1) throw new InvalidInputError(`starting container with non-empty request body was deprecated since API v1.22 and removed in v1.24: send POST /containers/{id}/start with no body (this one has ${length === -1 ? 'a chunked' : `a ${length}-byte`} body); a container's configuration is given when it is created.`).onWire('starting container with non-empty request body was deprecated since API v1.22 and removed in v1.24')
   }
   const t = target.query.get('t')
   if (action === 'stop' && t !== undefined && t !== '' && goAtoi(t) === undefined) {

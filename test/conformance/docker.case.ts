@@ -59,6 +59,10 @@ export const dockerCases: Case[] = [
         if (length !== null) expect(Number(length), path).toBe(new TextEncoder().encode(text).length)
       }
       expect(await (await h.fetch('/v1.41/containers/nope/json')).text()).toBe('{"message":"No such container: nope"}\n')
+      // The daemon's `{name:.*}`: a name with a slash is looked up, not a missing route.
+      expect(await (await h.fetch('/v1.47/containers/a/b/json')).text()).toBe('{"message":"No such container: a/b"}\n')
+      const started = await h.fetch('/v1.47/containers/web/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"Binds":["/a:/b"]}' })
+      expect([started.status, await started.text()]).toEqual([400, '{"message":"starting container with non-empty request body was deprecated since API v1.22 and removed in v1.24"}\n'])
     },
   },
   {

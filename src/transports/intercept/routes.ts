@@ -29,10 +29,11 @@ function compile(route: string): Rule | undefined {
     path = path.slice(0, -2)
     tail = '(?:/.*)?$'
   }
-  // `{name}` may hold slashes (`localhost:5000/team/app`); other placeholders are one segment.
+  // `{name}` and `{id}` may hold slashes (`localhost:5000/team/app`; the daemon's `{name:.*}` and `{id:.+}`: a name with a
+  // slash is looked up, and the protocol answers it); other placeholders are one segment.
   const source = path
     .split(/(\{[a-z]+\})/)
-    .map((part) => (part === '{name}' ? '.+' : /^\{[a-z]+\}$/.test(part) ? '[^/]+' : escape(part)))
+    .map((part) => (part === '{name}' || part === '{id}' ? '.+' : /^\{[a-z]+\}$/.test(part) ? '[^/]+' : escape(part)))
     .join('')
   return { methods, pattern: new RegExp(`^${source}${tail}`), websocket }
 }

@@ -6,7 +6,7 @@ export default {
   // Only the fast in-process tests that pin the core down (vitest.mutate.config.ts).
   vitest: { configFile: 'vitest.mutate.config.ts', related: false },
   plugins: ['@stryker-mutator/vitest-runner'],
-  mutate: ['src/service/**/*.ts', 'src/faults/**/*.ts', 'src/protocol/**/*.ts'],
+  mutate: ['src/service/**/*.ts', 'src/faults/**/*.ts', 'src/core/**/*.ts', 'src/protocol/**/*.ts'],
   coverageAnalysis: 'perTest',
   // Results are reused for mutants whose code and covering tests did not change.
   incremental: true,

@@ -241,11 +241,68 @@ function untilTimestamp(value: string, nowMs: number): number {
 /** The filters of `GET /images/json` (Docker's daemon/images list): the same names, refused by name when unknown. */
 const IMAGE_FILTER_NAMES = ['before', 'dangling', 'label', 'reference', 'since', 'until']
 
-/** A glob of Docker's `reference` filter, matched in linear time (go-regexp.ts). */
+/** Go's path.ErrBadPattern, which the daemon's reference filter passes on (a 500). */
+class BadPattern extends Error {}
+
+/**
+ * A Go path.Match pattern as a regexp: `*` any run of non-`/`, `?` one non-`/`, `[...]` and `[^...]` classes of
+ * characters and ranges, `\` escapes; a malformed pattern (an unclosed class, an empty one, a bare `-` or `]` in it, a
+ * trailing `\`) is Go's ErrBadPattern.
+ */
+export function goGlobSource(pattern: string): string {
+  const literal = (c: string) => c.replace(/[.+*?^${}()|[\]\\/-]/g, '\\$&')
+  let out = ''
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]
+    if (c === '*') out += '[^/]*'
+    else if (c === '?') out += '[^/]'
+    else if (c === '\\') {
+      if (++i >= pattern.length) throw new BadPattern()
+      out += literal(pattern[i])
+    } else if (c !== '[') out += literal(c)
+    else {
+      i++
+      const negated = pattern[i] === '^'
+      if (negated) i++
+      let ranges = ''
+      let count = 0
+      // Go's getEsc: one character of a class, escaped or not; never a bare `-` or `]`, never the pattern's end.
+      const one = () => {
+        if (i >= pattern.length || pattern[i] === '-' || pattern[i] === ']') throw new BadPattern()
+        if (pattern[i] === '\\' && ++i >= pattern.length) throw new BadPattern()
+        const ch = pattern[i++]
+        if (i >= pattern.length) throw new BadPattern()
+        return ch
+      }
+      for (;;) {
+        if (i >= pattern.length) throw new BadPattern()
+        if (pattern[i] === ']' && count > 0) break
+        const lo = one()
+        let hi = lo
+        if (pattern[i] === '-') {
+          i++
+          hi = one()
+        }
+        ranges += lo === hi ? literal(lo) : `${literal(lo)}-${literal(hi)}`
+        count++
+      }
+      out += `[${negated ? '^' : ''}${ranges}]`
+    }
+  }
+  return out
+}
+
+/** A glob of Docker's `reference` filter (Go's path.Match), matched in linear time (go-regexp.ts). */
 function referenceGlob(p: string) {
+  let source: string
+  try {
+    source = goGlobSource(p)
+  } catch {
+    throw new InvalidInputError(`Invalid "filters" reference ${JSON.stringify(p.slice(0, 120))}: not a pattern Go's path.Match takes (a class left open or empty, a bare "-" or "]" in one, or a trailing "\\"); e.g. {"reference":{"nginx:1.2?":true}}.`).onWire('syntax error in pattern', 500)
+  }
   // As a backtracking RegExp, `*a*a*a*a*a*c` took ~0.8 s against 100 characters.
   try {
-    return compileGoRegexp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`)
+    return compileGoRegexp(`^${source}$`)
   } catch {
     throw new InvalidInputError(`Invalid "filters" reference ${JSON.stringify(p.slice(0, 120))}: a pattern that compiles to at most ${GO_REGEXP_MAX_STATES} instructions is expected, e.g. {"reference":{"nginx:*":true}}.`)
   }
@@ -253,7 +310,7 @@ function referenceGlob(p: string) {
 
 /**
  * Docker's `filters` of `GET /images/json` (`docker images --filter`, daemon/images/image_list.go): `reference`
- * (REPO[:TAG] with `*` globs), `dangling`, `label`, `before`/`since` (an image, the last one given) and `until` (a
+ * (REPO[:TAG] as a Go path.Match pattern), `dangling`, `label`, `before`/`since` (an image, the last one given) and `until` (a
  * timestamp). `dangling=true` keeps the images with no tag, named by the digests pushes recorded for them alone; the
  * fake's images have no labels, so any `label` matches none.
  * Like Docker's `Args.Get`, an object's keys count whatever their booleans (`{"reference":{"nginx":false}}` is nginx),
@@ -293,7 +350,9 @@ function imageFilter(svc: Service, raw: string | undefined, version: string | un
   const since = bound('since')
   // Never labelled.
   if (f.label) return { image: () => false, reference: () => false, danglingOnly }
-  const patterns = (f.reference ?? []).map((v) => referenceGlob(familiarName(v)))
+  // The daemon matches (and so finds a bad pattern) only against the references it holds: none, no error.
+  const held = svc.images.list().length > 0 || svc.images.digests().length > 0
+  const patterns = held ? (f.reference ?? []).map((v) => referenceGlob(familiarName(v))) : []
   // Docker's reference.FamiliarMatch: the whole reference (`repo:tag`, `repo@sha256:...`), else its repository.
   const reference = (ref: string) => patterns.length === 0 || patterns.some((p) => p.test(ref) || p.test(splitReference(ref).repository))
   const image = (i: Image) => (before === undefined || i.created < before) && (since === undefined || i.created > since) && until.every((u) => i.created < u)

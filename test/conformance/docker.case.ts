@@ -48,6 +48,23 @@ const login = (body: unknown) => ({ method: 'POST', headers: { 'content-type': '
 
 export const dockerCases: Case[] = [
   {
+    // The same patterns gave the same tags and errors against dockerd 20.10 (busybox:local, 127.0.0.1:5055/team/app:1.0).
+    name: "GET /images/json's reference filter is Go's path.Match: ?, classes, ranges, negation, escapes; a malformed pattern is the daemon's 500",
+    async run({ fake, h }) {
+      fake.images.add('busybox:local', { layers: 1 })
+      fake.images.add('127.0.0.1:5055/team/app:1.0', { layers: 1 })
+      const tags = async (pattern: string) => {
+        const res = await h.fetch(`/v1.41/images/json?filters=${enc({ reference: [pattern] })}`)
+        const body = (await res.json()) as { RepoTags: string[] }[] & { message: string }
+        return res.status === 200 ? body.flatMap((i) => i.RepoTags) : [res.status, body.message]
+      }
+      for (const p of ['busybox:loca?', 'busy[a-c]ox:local', 'busybox:[^x]ocal', 'busybox:[l]ocal', 'busybox:loc\\al']) expect(await tags(p), p).toEqual(['busybox:local'])
+      expect(await tags('127.0.0.1:5055/*/app')).toEqual(['127.0.0.1:5055/team/app:1.0'])
+      expect(await tags('busybox:loca')).toEqual([])
+      for (const p of ['a[', 'a\\', '[]a]', 'x[a-]']) expect(await tags(p), p).toEqual([500, 'syntax error in pattern'])
+    },
+  },
+  {
     name: "Docker's JSON answers end with a newline, as the daemon's json.Encoder writes them, and Content-Length counts it",
     async run({ fake, h }) {
       fake.containers.create({ name: 'web', image: 'nginx' })

@@ -215,11 +215,10 @@ describe('3. a bracketed IPv6 registry host: `[::1]:5000/app:1.0` works as `loca
       }
       expect(fake.registries.get(host).get(`${host}/app`, '1.0')).toMatchObject({ digest: nginx.manifestDigest, pushedBy: 'ci' })
     }
-    expect(out['[::1]:5000']).toEqual(out['localhost:5000'])
-    expect(out['[::1]:5000'].slice(1)).toEqual([
-      expect.stringMatching(new RegExp(`^The push refers to repository \\[HOST/app\\]\\n[\\s\\S]*1\\.0: digest: ${nginx.manifestDigest} size: \\d+\\n$`)),
-      `HOST/app 1.0 ${nginx.manifestDigest}\n`,
-      `${nginx.id}\n`,
-    ])
+    const pushed = expect.stringMatching(new RegExp(`^The push refers to repository \\[HOST/app\\]\\n[\\s\\S]*1\\.0: digest: ${nginx.manifestDigest} size: \\d+\\n$`))
+    expect(out['localhost:5000'].slice(1)).toEqual([pushed, `HOST/app 1.0 ${nginx.manifestDigest}\n`, `${nginx.id}\n`])
+    // `docker images [::1]:5000/app` lists nothing, on the daemon as here: its reference filter is Go's path.Match, where
+    // `[::1]` is a character class (':' or '1'), not the host.
+    expect(out['[::1]:5000'].slice(1)).toEqual([pushed, '', `${nginx.id}\n`])
   })
 })

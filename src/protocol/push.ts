@@ -2,7 +2,8 @@ import { findPushStreamFault, type FaultAction, type FaultDecision } from '../fa
 import type { Service } from '../core/service'
 import { pushReferenceProblem } from '../service/images'
 import { daemonReferenceText } from './docker-references'
-import { qualifiedName, registryHost } from '../service/registries'
+import { goJsonError } from './go-json-error'
+import { registryHost } from '../service/registries'
 import { interruptedLine, pushEndedBy, PushReset, pushedByIdProblem, pushTarget, startPush, type PushTarget } from '../service/push'
 import { apiAtLeast } from './api-version'
 import { familiarName, IMAGE_PLATFORM } from './docker-images'
@@ -94,25 +95,32 @@ const PLATFORM_EXAMPLE = '{"os":"linux","architecture":"amd64"}'
 /**
  * A push's `platform` (API 1.46 and later: `docker push --platform`), read as the daemon's decodePlatform reads it: JSON
  * of an OCI platform with both `os` and `architecture`, keys in any case (Go's encoding/json). Undefined when none was
- * sent or the API version is older (the daemon ignores it there); a string is the 400's message.
+ * sent or the API version is older (the daemon ignores it there); a refusal is the 400's help and the daemon's words
+ * (httputils.DecodePlatform: Go's json error behind `failed to parse platform: `, then its two checks).
  */
-function pushPlatform(target: Target): Platform | string | undefined {
+function pushPlatform(target: Target): Platform | { help: string; wire: string } | undefined {
   const raw = target.query.get('platform')
   if (!raw || !apiAtLeast(target.version, '1.46')) return undefined
   const shown = JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}...` : raw)
   const expected = `expected an OCI platform such as ${PLATFORM_EXAMPLE}`
+  const kind = (v: unknown) => (Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v)
   let json: unknown
   try {
     json = JSON.parse(raw)
   } catch {
-    return `failed to parse platform: ${shown} is not JSON; ${expected}.`
+    return { help: `failed to parse platform: ${shown} is not JSON; ${expected}.`, wire: `failed to parse platform: ${goJsonError(raw) ?? 'unexpected end of JSON input'}` }
   }
-  if (json !== null && (typeof json !== 'object' || Array.isArray(json))) return `failed to parse platform: ${shown} is not a JSON object; ${expected}.`
+  if (json !== null && (typeof json !== 'object' || Array.isArray(json))) {
+    return { help: `failed to parse platform: ${shown} is not a JSON object; ${expected}.`, wire: `failed to parse platform: json: cannot unmarshal ${kind(json)} into Go value of type v1.Platform` }
+  }
   const fields = new Map(Object.entries(json ?? {}).map(([k, v]) => [k.toLowerCase(), v]))
   for (const [name, value] of fields) {
-    const ok = name === 'os.features' ? Array.isArray(value) && value.every((f) => typeof f === 'string') : typeof value === 'string'
+    const list = name === 'os.features'
+    const ok = list ? Array.isArray(value) && value.every((f) => typeof f === 'string' || f === null) : typeof value === 'string'
     if (value !== null && !ok && ['os', 'architecture', 'variant', 'os.version', 'os.features'].includes(name)) {
-      return `failed to parse platform: "${name}" in ${shown} must be ${name === 'os.features' ? 'a list of strings' : 'a string'}; ${expected}.`
+      const bad = list && Array.isArray(value) ? value.find((f) => typeof f !== 'string' && f !== null) : value
+      const type = list && !Array.isArray(value) ? '[]string' : 'string'
+      return { help: `failed to parse platform: "${name}" in ${shown} must be ${list ? 'a list of strings' : 'a string'}; ${expected}.`, wire: `failed to parse platform: json: cannot unmarshal ${kind(bad)} into Go struct field Platform.${name} of type ${type}` }
     }
   }
   const text = (name: string) => (typeof fields.get(name) === 'string' ? (fields.get(name) as string) : '')
@@ -120,7 +128,7 @@ function pushPlatform(target: Target): Platform | string | undefined {
   if (p.os === '' || p.architecture === '') {
     const optional = p.variant !== '' || text('os.version') !== '' || ((fields.get('os.features') as unknown[] | undefined)?.length ?? 0) > 0
     const why = optional && p.os === '' && p.architecture === '' ? 'optional platform fields provided, but OS and Architecture are missing' : 'both OS and Architecture must be provided'
-    return `${why}: platform ${shown}; ${expected}.`
+    return { help: `${why}: platform ${shown}; ${expected}.`, wire: why }
   }
   return p
 }
@@ -141,14 +149,18 @@ function ofImagePlatform(p: Platform): boolean {
  * The daemon's 404 for a push whose `platform` the image is not (its GetImage with a platform, before the stream), or
  * undefined. No such image is left to the push itself, which answers it as it always does.
  */
-function platformMismatch(svc: Service, target: PushTarget, platform: Platform): string | undefined {
+function platformMismatch(svc: Service, target: PushTarget, platform: Platform): { help: string; wire: string } | undefined {
   if (ofImagePlatform(platform)) return undefined
   const tags = svc.images.tagsOf(target.repository)
   if (target.tag ? !tags.includes(target.tag) : tags.length === 0) return undefined
   const wanted = [platform.os, platform.architecture, platform.variant].filter(Boolean).join('/')
   const actual = `${IMAGE_PLATFORM.os}/${IMAGE_PLATFORM.architecture}`
-  const ref = `${qualifiedName(target.repository)}${target.tag ? `:${target.tag}` : ''}`
-  return `image with reference ${ref} was found but does not match the specified platform: wanted ${wanted}, actual: ${actual}. The fake's images are all ${actual}: push without --platform, or with --platform ${actual}.`
+  // Engine 28's GetImage names the image familiar (`busybox:local`) and each platform as platforms.FormatAll writes it.
+  const ref = `${target.repository}${target.tag ? `:${target.tag}` : ''}`
+  return {
+    help: `image with reference ${ref} was found but its platform (${actual}) does not match the specified platform (${wanted}). The fake's images are all ${actual}: push without --platform, or with --platform ${actual}.`,
+    wire: `image with reference ${ref} was found but its platform (${actual}) does not match the specified platform (${wanted})`,
+  }
 }
 
 /**
@@ -174,9 +186,9 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
   if (byId) return jsonError(404, byId)
   // As the daemon: the platform is read after the reference (400), then the image is looked up by it (404).
   const platform = pushPlatform(targetOf(req.url))
-  if (typeof platform === 'string') return jsonError(400, platform)
+  if (platform && 'wire' in platform) return dockerError(400, platform.wire, platform.help)
   const mismatch = platform && platformMismatch(svc, target, platform)
-  if (mismatch) return jsonError(404, mismatch)
+  if (mismatch) return dockerError(404, mismatch.wire, mismatch.help)
   const decisions = svc.faults.decideAll('push', { route: `/images/${name}/push`, image: target.ref, client })
   const reply = find(decisions, 'reply')?.action
   if (reply) {

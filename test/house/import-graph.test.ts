@@ -39,7 +39,7 @@ function partOf(file: string): string {
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = join(dir, f)
-    return statSync(p).isDirectory() ? sources(p) : /\.ts$/.test(f) ? [p] : []
+    return statSync(p).isDirectory() ? sources(p) : f.endsWith('.ts') ? [p] : []
   })
 }
 

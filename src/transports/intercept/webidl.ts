@@ -3,6 +3,7 @@
 // `DOMString or sequence<DOMString> or WebSocketInit` with the value alone, so its messages name neither a prefix nor
 // an argument ("undefined: undefined is a symbol, ..."): kept as they are, since a client sees them.
 import { inspect, types } from 'node:util'
+import { isArrayBuffer } from 'node:util/types'
 
 const isObject = (v: unknown): v is object => v !== null && (typeof v === 'object' || typeof v === 'function')
 
@@ -151,4 +152,82 @@ export function parseSubprotocols(header: string): string[] | undefined {
   if (protocols.has(protocol)) return undefined
   protocols.add(protocol)
   return [...protocols]
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// WebIDL conversions, as undici's WebSocket applies them (lib/web/websocket/websocket.js, lib/web/webidl).
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * `unsigned long` without `[Clamp]` or `[EnforceRange]`, as undici converts it: the integer part, then the remainder by
+ * 2^32, sign kept (-1 stays -1; the WebIDL spec's modulo would give 4294967295).
+ */
+export function unsignedLong(v: unknown): number {
+  const x = Number(v)
+  return Number.isFinite(x) && x !== 0 ? Math.trunc(x) % 2 ** 32 : 0
+}
+
+/** USVString: lone surrogates become U+FFFD (`String.prototype.toWellFormed`, Node 20+). */
+export const usv = (v: unknown) => (typeof v === 'string' ? v : `${v as string}`) as string & { toWellFormed(): string }
+export const wellFormed = (v: unknown) => usv(v).toWellFormed()
+
+export function argumentCheck(length: number, prefix: string) {
+  if (length < 1) throw new TypeError(`${prefix}: 1 argument required, but 0 found.`)
+}
+
+/**
+ * `[Clamp] unsigned short` as undici converts it: clamped to 0..65535, then the floor when the floor is even and the
+ * ceiling when it is odd (3000.7 is 3000, 3001.2 is 3002, 1000.9 is 1000). The WebIDL spec rounds to the nearest
+ * integer instead; a client gets Node's code here, the one its close frame carries in production.
+ */
+export function clampUnsignedShort(v: unknown): number {
+  const x = Number(v)
+  if (Number.isNaN(x)) return 0
+  const c = Math.min(Math.max(x, 0), 65535)
+  const f = Math.floor(c)
+  return f % 2 === 0 ? f : Math.ceil(c)
+}
+
+/** RFC 6455 token characters: what `Sec-WebSocket-Protocol` values may hold. */
+export function isValidSubprotocol(p: string) {
+  if (p.length === 0) return false
+  for (let i = 0; i < p.length; i++) {
+    const c = p.charCodeAt(i)
+    if (c < 0x21 || c > 0x7e || '"(),/:;<=>?@[\\]{}'.includes(p[i])) return false
+  }
+  return true
+}
+
+/** The constructor's default: no subprotocols, converted without walking an iterator. */
+export const NO_PROTOCOLS: string[] = []
+export const NO_INIT: WebSocketInit = Object.freeze({ protocols: NO_PROTOCOLS, headers: undefined })
+
+export function urlRecord(url: string): URL {
+  let record: URL
+  try {
+    record = new URL(url)
+  } catch (error) {
+    throw new DOMException(String(error), 'SyntaxError')
+  }
+  if (record.protocol === 'http:') record.protocol = 'ws:'
+  else if (record.protocol === 'https:') record.protocol = 'wss:'
+  if (record.protocol !== 'ws:' && record.protocol !== 'wss:') throw new DOMException('expected a ws: or wss: url', 'SyntaxError')
+  if (record.hash.length || record.href.endsWith('#')) throw new DOMException('hash', 'SyntaxError')
+  return record
+}
+
+export function sendData(v: unknown): string | Blob | ArrayBuffer | ArrayBufferView {
+  if (v !== null && typeof v === 'object') {
+    if (v instanceof Blob) return v
+    // undici's `webidl.is.BufferSource`: an ArrayBuffer of any realm, or a view on one. A SharedArrayBuffer and a view
+    // on one are sent as their string (`"[object SharedArrayBuffer]"`, `"0,0,0"`), as in Node.
+    if (isArrayBuffer(v) || (ArrayBuffer.isView(v) && isArrayBuffer(v.buffer))) return v as ArrayBuffer | ArrayBufferView
+  }
+  return wellFormed(v)
+}
+
+export function byteLength(data: string | Blob | ArrayBuffer | ArrayBufferView): number {
+  if (typeof data === 'string') return Buffer.byteLength(data)
+  if (data instanceof Blob) return data.size
+  return data.byteLength
 }

@@ -1,20 +1,20 @@
-// The in-process WHATWG WebSocket: what a client observes is what Node's own WebSocket (undici's) observes against
+// The in-process WHATWG WebSocket (its task queue is websocket-tasks.ts): what a client observes is what Node's own WebSocket (undici's) observes against
 // the real server, checked side by side in test/intercept/websocket-parity.test.ts, websocket-parity-2.test.ts,
 // websocket-parity-review-3.test.ts and websocket-parity-hunt-4.test.ts.
 // No mock-socket in between: see docs/decisions/0008-in-process-websocket.md. Departures from Node are the spec's,
 // listed in docs/in-process.md.
 import { createHash } from 'node:crypto'
 import { getEventListeners } from 'node:events'
-import { isArrayBuffer } from 'node:util/types'
-import type * as WorkerThreads from 'node:worker_threads'
 import { errorResponse, jsonError } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE } from '../../protocol/limits'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
 import type { ProtoRequest, SocketSession, UpgradeResult } from '../../protocol/types'
 import { globalTimers } from '../../runtime/global-timers'
-import { hostNextTick, hostTimers } from '../../runtime/host-timers'
+import { hostNextTick } from '../../runtime/host-timers'
 import { servedAt, wsOrigins, type HookedRegion } from './registry'
-import { parseSubprotocols, webSocketInit, type WebSocketInit } from './webidl'
+import { CloseEventClass, enumerable, ErrorEventClass, FastMessageEvent, illegal, isObject, markAsUncloneable, SOCKET_ENDED } from './websocket-events'
+import { atClosePhase, enqueue, FOLLOWED_TASKS, later, REAL_TASKS, setReceiver, type Job, type TaskQueue } from './websocket-tasks'
+import { argumentCheck, byteLength, clampUnsignedShort, isValidSubprotocol, NO_INIT, NO_PROTOCOLS, parseSubprotocols, sendData, urlRecord, webSocketInit, wellFormed } from './webidl'
 
 /** What the in-process handshake answered: 101, or the refusal's status, headers and body. */
 export interface Handshake {
@@ -32,427 +32,8 @@ type NodeWebSocket = globalThis.WebSocket
 let passThrough: typeof globalThis.WebSocket | undefined
 export const setPassThrough = (ws: typeof globalThis.WebSocket | undefined) => void (passThrough = ws)
 
-const workerThreads = process.getBuiltinModule('node:worker_threads') as typeof WorkerThreads
-/**
- * Node's WebSocket and its events are marked so (undici's `webidl.util.markAsUncloneable`): `structuredClone(ws)` and
- * `port.postMessage(ws)` throw a DataCloneError. Node 22.10+ and 23+; on older Node undici does not mark them either.
- */
-const markAsUncloneable: (o: object) => void = (workerThreads as { markAsUncloneable?: (o: object) => void }).markAsUncloneable ?? (() => {})
 
-// ---------------------------------------------------------------------------------------------------------------
-// Tasks. Everything the "network" does (open, each frame, closes) reaches the client in a later task, never on a
-// microtask, and never on the global timers that a user's fake timers replace. Frames sent in one turn are dispatched
-// in one task, in order, as Node dispatches frames that arrive in one read.
-//
-// The default queue is a wire: a hop (one way between client and fake) lands in the event loop's next poll phase,
-// where a socket's data lands (a MessageChannel: its message is I/O, as a read is). So a frame the fake sends while
-// the client runs in an I/O callback (an event of this socket, say) comes after the client's own setImmediate queued
-// in that turn (the check phase comes first), and one sent from a setImmediate or a timer callback comes before it
-// (the next poll phase comes first), as over a socket to 127.0.0.1. A hop sent while a delivery is being read (or in
-// its microtasks) lands in the next poll phase, as a reply over a socket does: Node reads a MessagePort's messages
-// posted meanwhile in the same go, so such hops are held until the check phase. Each step takes the hops it takes on
-// Node against the real server on 127.0.0.1 (WIRE_HOPS, measured there). A connection's end (the `close` event) lands
-// in the close phase before its last hop's poll phase, where a socket's close callback runs (see atClosePhase).
-// ---------------------------------------------------------------------------------------------------------------
-
-type Job = (() => void) | string
-
-/** How many hops each step takes before the client sees it. */
-interface Hops {
-  /** From the constructor to `open`. */
-  open: number
-  /** From the constructor to `error` and `close` of a refused handshake. */
-  refused: number
-  /** From the fake's close frame to `close` (the frame itself, CLOSING, takes one). */
-  serverClosed: number
-  /** From `close()` to `close` (the fake reads the frame after one). */
-  clientClosed: number
-  /** From `close()` to `close` when the fake's own close frame crossed the client's (it ends the connection on reading it). */
-  crossedClosed: number
-  /** From a drop (no close frame) to `error` and `close` 1006. */
-  dropped: number
-  /**
-   * From the fake's close frame to `close` when the fake closed on a frame it would not read (1009): the real server
-   * ends the connection with its close frame then, without waiting for the client's echo.
-   */
-  unreadClosed: number
-}
-
-/** One task queue: frames and state changes of its sockets, dispatched in order, one task per hop. */
-interface TaskQueue {
-  targets: (WebSocket | undefined)[]
-  jobs: Job[]
-  scheduled: boolean
-  readonly schedule: () => void
-  readonly hops: Hops
-  /** A wire (the default queue): `bufferedAmount` drains on the next tick, as Node's socket takes a frame. */
-  readonly wire: boolean
-}
-
-/** Node 24 against the real server on 127.0.0.1: the first poll phase where each step is seen (test/intercept/websocket-parity-2.test.ts). */
-const WIRE_HOPS: Hops = { open: 3, refused: 3, serverClosed: 4, clientClosed: 4, crossedClosed: 3, dropped: 2, unreadClosed: 3 }
-
-/** The default: a wire (see above). */
-const REAL_TASKS: TaskQueue = { targets: [], jobs: [], scheduled: false, schedule: () => wireSend(), hops: WIRE_HOPS, wire: true }
-
-/**
- * For a fake that follows the global timers (`followGlobalTimers()`): its user asked one clock to drive both the client
- * and the fake, so its sockets' tasks run on the global (possibly faked) setImmediate, one per step (two for a close
- * from the fake: CLOSING, then CLOSED), and `vi.advanceTimersByTime` delivers them in step with the client's own timers.
- */
-const FOLLOWED_TASKS: TaskQueue = {
-  targets: [],
-  jobs: [],
-  scheduled: false,
-  schedule: () => void globalTimers.immediate(() => flush(FOLLOWED_TASKS)),
-  hops: { open: 1, refused: 1, serverClosed: 2, clientClosed: 1, crossedClosed: 1, dropped: 1, unreadClosed: 2 },
-  wire: false,
-}
-
-let wire: WorkerThreads.MessageChannel | undefined
-/**
- * A delivery ran in this poll phase and the check phase after it has not come yet: what is sent now is read in the
- * next poll phase, and a step's hops can be counted from here (see {@link later}).
- */
-let reading = false
-/** A hop was sent while `reading`: it goes out in the check phase. */
-let held = false
-/** Steps due some poll phases ahead, each with the check phases left before it goes out on the wire. */
-let waiting: { target: WebSocket; job: () => void; skip: number }[] = []
-/** {@link atCheck} is queued (at most once: it runs once per check phase while it has work). */
-let checking = false
-
-function wireSend() {
-  if (reading) return void (held = true)
-  if (!wire) {
-    wire = new workerThreads.MessageChannel()
-    wire.port2.on('message', wireRead)
-  }
-  // Ref'd while a hop is under way, as a socket with data to read keeps the process alive; unref'd when idle.
-  wire.port2.ref()
-  wire.port1.postMessage(null)
-}
-
-function wireRead() {
-  wire!.port2.unref()
-  reading = true
-  if (!checking) {
-    checking = true
-    hostTimers.immediate(atCheck)
-  }
-  flush(REAL_TASKS)
-}
-
-/**
- * The check phase after a delivery (and each one while steps wait): the hops sent meanwhile go out, steps with no
- * check phase left go out with them (to the next poll phase), the others wait one more.
- */
-function atCheck() {
-  checking = false
-  reading = false
-  if (waiting.length > 0) {
-    const left: typeof waiting = []
-    for (const w of waiting) {
-      if (w.skip === 0) enqueue(REAL_TASKS, w.target, w.job)
-      else {
-        w.skip--
-        left.push(w)
-      }
-    }
-    waiting = left
-    if (left.length > 0) {
-      checking = true
-      hostTimers.immediate(atCheck)
-    }
-  }
-  if (held) {
-    held = false
-    wireSend()
-  }
-}
-
-/** Connection ends waiting for the close phase (see {@link atClosePhase}). */
-let ends: (() => void)[] = []
-
-/**
- * Runs `end` in the event loop's close phase (after the check phase), where a handle's close callback runs: a
- * MessagePort's own 'close' event is one. One port per phase, for every end due in it, in order.
- */
-function atClosePhase(end: () => void) {
-  ends.push(end)
-  if (ends.length > 1) return
-  const { port1 } = new workerThreads.MessageChannel()
-  port1.once('close', () => {
-    const due = ends
-    ends = []
-    for (let i = 0; i < due.length; i++) {
-      try {
-        due[i]()
-      } catch (error) {
-        // As in flush: listener errors never get here; anything else must not stop the others.
-        for (let k = i + 1; k < due.length; k++) atClosePhase(due[k])
-        throw error
-      }
-    }
-  })
-  port1.close()
-}
-
-function enqueue(queue: TaskQueue, target: WebSocket | undefined, job: Job) {
-  queue.targets.push(target)
-  queue.jobs.push(job)
-  if (!queue.scheduled) {
-    queue.scheduled = true
-    queue.schedule()
-  }
-}
-
-/**
- * Runs `job` `hops` hops from now (0: at once). From an unknown phase a step's first hop goes on the wire (it lands in
- * the next poll phase whatever phase it is sent in). While `reading` (in a delivery's poll phase, or in its check
- * phase before {@link atCheck}), the next check phase is known to be the one `atCheck` runs in: the hops are counted
- * there, one check phase each (each followed by a poll phase), and only the last goes on the wire. The same poll
- * phase, fewer messages.
- */
-function later(queue: TaskQueue, target: WebSocket, hops: number, job: () => void) {
-  if (hops <= 0) job()
-  else if (hops === 1) enqueue(queue, target, job)
-  else if (queue === REAL_TASKS && reading) waiting.push({ target, job, skip: hops - 1 })
-  else enqueue(queue, target, () => later(queue, target, hops - 1, job))
-}
-
-function flush(queue: TaskQueue) {
-  queue.scheduled = false
-  const t = queue.targets
-  const j = queue.jobs
-  queue.targets = []
-  queue.jobs = []
-  for (let i = 0; i < j.length; i++) {
-    const job = j[i]
-    try {
-      if (typeof job === 'string') receive(t[i]!, job)
-      else job()
-    } catch (error) {
-      // Listener errors never get here (EventTarget reports them itself); anything else must not stop the others.
-      for (let k = i + 1; k < j.length; k++) enqueue(queue, t[k], j[k])
-      throw error
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Events, as Node's WebSocket fires them.
-// ---------------------------------------------------------------------------------------------------------------
-
-/**
- * Why the handshake request's signal aborts when the socket ends: one reason for all (`abort()` without one builds an
- * AbortError DOMException with a stack trace on every close).
- */
-const SOCKET_ENDED = new DOMException('The in-process WebSocket ended.', 'AbortError')
-
-const illegal = () => Object.assign(new TypeError('Illegal invocation'), { code: 'ERR_INVALID_THIS' })
-const isObject = (v: unknown): v is object => v !== null && (typeof v === 'object' || typeof v === 'function')
-// Receiver checks, as undici's brand checks: any receiver (null, a primitive) that is not one is `Illegal invocation`.
-let isMessageEvent: (v: unknown) => boolean
-let isErrorEvent: (v: unknown) => boolean
 let isSocket: (v: unknown) => boolean
-
-/**
- * A `MessageEvent` (`instanceof MessageEvent`, `[object MessageEvent]`, the same attributes) built at the cost of a
- * plain `Event`: the native constructor converts its init dictionary field by field (~0.8 µs a message).
- */
-class FastMessageEvent extends Event {
-  #data: unknown
-  #origin: string
-  /** Each event's own (frozen) array, as undici gives each one: `a.ports !== b.ports`. Made on first read. */
-  #ports: readonly MessagePort[] | undefined
-  static {
-    isMessageEvent = (v) => isObject(v) && #data in v
-  }
-  constructor(data: unknown, origin: string) {
-    super('message')
-    this.#data = data
-    this.#origin = origin
-    markAsUncloneable(this)
-  }
-  get data() {
-    if (!isMessageEvent(this)) throw illegal()
-    return this.#data
-  }
-  get origin() {
-    if (!isMessageEvent(this)) throw illegal()
-    return this.#origin
-  }
-  get lastEventId() {
-    if (!isMessageEvent(this)) throw illegal()
-    return ''
-  }
-  get source() {
-    if (!isMessageEvent(this)) throw illegal()
-    return null
-  }
-  get ports() {
-    if (!isMessageEvent(this)) throw illegal()
-    return (this.#ports ??= Object.freeze([]))
-  }
-  initMessageEvent(type: string, bubbles = false, cancelable = false, data: unknown = null, origin = '', lastEventId = '', source: MessagePort | null = null, ports: MessagePort[] = []) {
-    if (!isMessageEvent(this)) throw illegal()
-    argumentCheck(arguments.length, 'MessageEvent.initMessageEvent')
-    return new MessageEvent(type, { bubbles, cancelable, data, origin, lastEventId, source, ports })
-  }
-}
-if (typeof MessageEvent === 'function') {
-  Object.setPrototypeOf(FastMessageEvent.prototype, MessageEvent.prototype)
-  Object.defineProperty(FastMessageEvent.prototype, 'constructor', { value: MessageEvent, writable: true, configurable: true })
-}
-const enumerable = { enumerable: true }
-Object.defineProperties(FastMessageEvent.prototype, { data: enumerable, origin: enumerable, lastEventId: enumerable, source: enumerable, ports: enumerable, initMessageEvent: enumerable })
-
-/** `ErrorEventInit`'s members (EventInit's included) in the order undici's dictionary converter reads them. */
-const ERROR_EVENT_INIT = ['bubbles', 'cancelable', 'colno', 'composed', 'error', 'filename', 'lineno', 'message'] as const
-/** Node has no global `ErrorEvent`; its WebSocket fires undici's, which looks like this one (its constructor included). */
-class ErrorEventShim extends Event {
-  #init: { message: string; filename: string; lineno: number; colno: number; error: unknown }
-  static {
-    isErrorEvent = (v) => isObject(v) && #init in v
-  }
-  constructor(type: string, eventInitDict?: { message?: string; filename?: string; lineno?: number; colno?: number; error?: unknown }) {
-    argumentCheck(arguments.length, 'ErrorEvent constructor')
-    super(type, eventInitDict as EventInit)
-    markAsUncloneable(this)
-    // undici's dictionary converter reads every member (Event's own again) once, in the order of their names.
-    const d: Record<string, unknown> = eventInitDict ?? {}
-    const v: Record<string, unknown> = {}
-    for (const k of ERROR_EVENT_INIT) v[k] = d[k]
-    const colno = unsignedLong(v.colno)
-    const filename = v.filename === undefined ? '' : wellFormed(v.filename)
-    const lineno = unsignedLong(v.lineno)
-    if (typeof v.message === 'symbol') throw new TypeError('undefined: undefined.message is a symbol, which cannot be converted to a DOMString.')
-    this.#init = { message: v.message === undefined ? '' : String(v.message), filename, lineno, colno, error: v.error }
-  }
-  get message() {
-    if (!isErrorEvent(this)) throw illegal()
-    return this.#init.message
-  }
-  get filename() {
-    if (!isErrorEvent(this)) throw illegal()
-    return this.#init.filename
-  }
-  get lineno() {
-    if (!isErrorEvent(this)) throw illegal()
-    return this.#init.lineno
-  }
-  get colno() {
-    if (!isErrorEvent(this)) throw illegal()
-    return this.#init.colno
-  }
-  get error() {
-    if (!isErrorEvent(this)) throw illegal()
-    return this.#init.error
-  }
-}
-Object.defineProperty(ErrorEventShim, 'name', { value: 'ErrorEvent' })
-Object.defineProperties(ErrorEventShim.prototype, {
-  [Symbol.toStringTag]: { value: 'ErrorEvent', configurable: true },
-  message: enumerable,
-  filename: enumerable,
-  lineno: enumerable,
-  colno: enumerable,
-  error: enumerable,
-})
-const ErrorEventClass: typeof ErrorEventShim = (globalThis as unknown as { ErrorEvent?: typeof ErrorEventShim }).ErrorEvent ?? ErrorEventShim
-
-type CloseInit = { code: number; reason: string; wasClean: boolean }
-class CloseEventShim extends Event {
-  readonly code: number
-  readonly reason: string
-  readonly wasClean: boolean
-  constructor(type: string, init: CloseInit) {
-    super(type)
-    this.code = init.code
-    this.reason = init.reason
-    this.wasClean = init.wasClean
-  }
-}
-const CloseEventClass: new (type: string, init: CloseInit) => Event = (globalThis as unknown as { CloseEvent?: typeof CloseEventShim }).CloseEvent ?? CloseEventShim
-
-// ---------------------------------------------------------------------------------------------------------------
-// WebIDL conversions, as undici's WebSocket applies them (lib/web/websocket/websocket.js, lib/web/webidl).
-// ---------------------------------------------------------------------------------------------------------------
-
-/**
- * `unsigned long` without `[Clamp]` or `[EnforceRange]`, as undici converts it: the integer part, then the remainder by
- * 2^32, sign kept (-1 stays -1; the WebIDL spec's modulo would give 4294967295).
- */
-function unsignedLong(v: unknown): number {
-  const x = Number(v)
-  return Number.isFinite(x) && x !== 0 ? Math.trunc(x) % 2 ** 32 : 0
-}
-
-/** USVString: lone surrogates become U+FFFD (`String.prototype.toWellFormed`, Node 20+). */
-const usv = (v: unknown) => (typeof v === 'string' ? v : `${v as string}`) as string & { toWellFormed(): string }
-const wellFormed = (v: unknown) => usv(v).toWellFormed()
-
-function argumentCheck(length: number, prefix: string) {
-  if (length < 1) throw new TypeError(`${prefix}: 1 argument required, but 0 found.`)
-}
-
-/**
- * `[Clamp] unsigned short` as undici converts it: clamped to 0..65535, then the floor when the floor is even and the
- * ceiling when it is odd (3000.7 is 3000, 3001.2 is 3002, 1000.9 is 1000). The WebIDL spec rounds to the nearest
- * integer instead; a client gets Node's code here, the one its close frame carries in production.
- */
-function clampUnsignedShort(v: unknown): number {
-  const x = Number(v)
-  if (Number.isNaN(x)) return 0
-  const c = Math.min(Math.max(x, 0), 65535)
-  const f = Math.floor(c)
-  return f % 2 === 0 ? f : Math.ceil(c)
-}
-
-/** RFC 6455 token characters: what `Sec-WebSocket-Protocol` values may hold. */
-function isValidSubprotocol(p: string) {
-  if (p.length === 0) return false
-  for (let i = 0; i < p.length; i++) {
-    const c = p.charCodeAt(i)
-    if (c < 0x21 || c > 0x7e || '"(),/:;<=>?@[\\]{}'.includes(p[i])) return false
-  }
-  return true
-}
-
-/** The constructor's default: no subprotocols, converted without walking an iterator. */
-const NO_PROTOCOLS: string[] = []
-const NO_INIT: WebSocketInit = Object.freeze({ protocols: NO_PROTOCOLS, headers: undefined })
-
-function urlRecord(url: string): URL {
-  let record: URL
-  try {
-    record = new URL(url)
-  } catch (error) {
-    throw new DOMException(String(error), 'SyntaxError')
-  }
-  if (record.protocol === 'http:') record.protocol = 'ws:'
-  else if (record.protocol === 'https:') record.protocol = 'wss:'
-  if (record.protocol !== 'ws:' && record.protocol !== 'wss:') throw new DOMException('expected a ws: or wss: url', 'SyntaxError')
-  if (record.hash.length || record.href.endsWith('#')) throw new DOMException('hash', 'SyntaxError')
-  return record
-}
-
-function sendData(v: unknown): string | Blob | ArrayBuffer | ArrayBufferView {
-  if (v !== null && typeof v === 'object') {
-    if (v instanceof Blob) return v
-    // undici's `webidl.is.BufferSource`: an ArrayBuffer of any realm, or a view on one. A SharedArrayBuffer and a view
-    // on one are sent as their string (`"[object SharedArrayBuffer]"`, `"0,0,0"`), as in Node.
-    if (isArrayBuffer(v) || (ArrayBuffer.isView(v) && isArrayBuffer(v.buffer))) return v as ArrayBuffer | ArrayBufferView
-  }
-  return wellFormed(v)
-}
-
-function byteLength(data: string | Blob | ArrayBuffer | ArrayBufferView): number {
-  if (typeof data === 'string') return Buffer.byteLength(data)
-  if (data instanceof Blob) return data.size
-  return data.byteLength
-}
 
 /**
  * Sec-WebSocket-Key values: 16 bytes each, from a counter, so that a seeded run records the same keys every time (the
@@ -523,7 +104,7 @@ let receive: (ws: WebSocket, text: string) => void
 
 /**
  * The server's close frame as the client reads it, or its connection dropped without one. `ends`: the fake ends the
- * connection itself after the frame (see {@link Hops.unreadClosed}), whether or not a close frame of the client's crossed it.
+ * connection itself after the frame (see `Hops.unreadClosed` in websocket-tasks.ts), whether or not a close frame of the client's crossed it.
  */
 type PeerClose = { code: number; reason: string; ends: boolean } | 'dropped'
 
@@ -571,7 +152,7 @@ class WebSocket extends EventTarget {
    * connection ends, so the `close` event reports it even when the client's own close frame crossed it.
    */
   #peer: PeerClose | undefined
-  /** The fake is refusing a frame it read (see {@link Hops.unreadClosed}). */
+  /** The fake is refusing a frame it read (see `Hops.unreadClosed` in websocket-tasks.ts). */
   #unread = false
   /** Blob sends still being read (Node's send queue waits for each in order; later sends wait behind them). */
   #sending: Promise<void> | undefined
@@ -596,6 +177,8 @@ class WebSocket extends EventTarget {
       if (ws.#state !== OPEN) return
       ws.dispatchEvent(new FastMessageEvent(text, ws.#origin))
     }
+    // The task queue delivers the frames it holds through it (websocket-tasks.ts).
+    setReceiver(receive)
   }
 
   constructor(url: string | URL, protocols: string | string[] | { protocols?: string | string[]; headers?: WebSocketInitHeaders } = NO_PROTOCOLS) {

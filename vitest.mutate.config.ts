@@ -20,35 +20,36 @@ export default defineConfig({
     include: [
       'test/unit/**/*.test.ts',
       'test/conformance/intercept.test.ts',
-      'test/regressions/**/*.test.ts',
+      'test/behaviour/**/*.test.ts',
+      'test/ways-in/**/*.test.ts',
       'test/chaos/{plan,determinism,scenarios}.test.ts',
       'test/scenario/**/*.test.ts',
       'test/clients/dockerode-compat.test.ts',
       'test/docs/examples/**/*.test.ts',
     ],
     exclude: [
-      'test/unit/leak.test.ts',
-      'test/unit/clock-modes-push.test.ts',
-      'test/regressions/bounded-history.test.ts',
-      'test/regressions/push-cancel-beats-advance.test.ts',
-      'test/regressions/connection-resets.test.ts',
-      'test/regressions/docker-routes-doc.test.ts',
-      'test/regressions/no-input-stops-the-process.test.ts',
+      'test/behaviour/lifecycle/close-leaves-no-handle.test.ts',
+      'test/behaviour/push/stream/auto-and-real-clock-pacing.test.ts',
+      'test/behaviour/robustness/bounded-history.test.ts',
+      'test/behaviour/push/cancel/cancel-beats-advance.test.ts',
+      'test/behaviour/robustness/connection-resets.test.ts',
+      'test/behaviour/docker-api/routes-doc.test.ts',
+      'test/behaviour/robustness/no-input-stops-the-process.test.ts',
       // Reads the server's socket cap (transport code, not mutated); fails when a file before it left nock hooked.
-      'test/regressions/body-limit.test.ts',
+      'test/behaviour/robustness/body-limit.test.ts',
       // A wall-time bound (no event-loop pause): meaningless while mutants run under load.
-      'test/regressions/name-filter-redos.test.ts',
+      'test/behaviour/robustness/name-filter-redos.test.ts',
       // Fills real sockets' kernel buffers (about 1.2 s, more instrumented): it ran for every surviving mutant of the
       // delivery tracker (48 of its 166 s of tests) and was never the only test to kill one. The backlog close it pins
       // is pinned here by events-socket, events-stream and burst-in-one-turn.
-      'test/regressions/slow-consumers.test.ts',
+      'test/behaviour/events/backlog/slow-consumers.test.ts',
       // A wall-time bound on a delivery report (300 ms for 10 clients x 1,000 reconnects): the instrumented tracker takes
       // ~1.4 s, so the dry run fails. Its counts are pinned by the delivery tests here (test/unit/delivery-*.test.ts).
-      'test/regressions/delivery-report-cost.test.ts',
+      'test/behaviour/delivery-report/report-cost.test.ts',
       // Counts chunks of an auto-clock push: the auto clock's bursts are bounded in wall time, so the instrumented
       // (slower) code yields more chunks and the dry run fails (96 vs < 89). push-format and the conformance push
       // cases pin the same lines.
-      'test/regressions/push-auto-clock-chunk-per-tick.test.ts',
+      'test/behaviour/push/stream/auto-clock-chunks.test.ts',
       // The auto clock follows wall time: under the load of a mutation run its pause check drifts past its 0.5 ms
       // tolerance and fails the dry run; it covers src/time only, which is not mutated.
       'test/unit/clock-pause.test.ts',

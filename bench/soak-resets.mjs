@@ -4,7 +4,7 @@
 // socket, no server connection, no timer beyond the baseline), serves a normal client, and samples the heap after GC.
 // The bar (issue 8): nothing left behind after any round, and the heap after GC flat within 10% of the first sample.
 // Usage: npx tsup --silent && node --expose-gc bench/soak-resets.mjs [seconds=60]
-// test/regressions/connection-resets.test.ts runs the same rounds for a few seconds in `npm test`.
+// test/behaviour/robustness/connection-resets.test.ts runs the same rounds for a few seconds in `npm test`.
 import { resetRounds } from './support/resets.mjs'
 
 const SECONDS = Number(process.argv[2] ?? 60)

@@ -1,5 +1,5 @@
 // Rounds of clients that vanish with a TCP reset at every stage, shared by bench/soak-resets.mjs and
-// test/regressions/connection-resets.test.ts. Traffic goes only to the server's 127.0.0.1 port.
+// test/behaviour/robustness/connection-resets.test.ts. Traffic goes only to the server's 127.0.0.1 port.
 import net from 'node:net'
 
 const IMAGE = 'localhost:5000/team/app'

@@ -4,6 +4,7 @@
 // where Chromium sends an empty close frame (1005 on both ends), and a send() while the fake held the handshake back
 // threw a DOMException named `Error` and closed the socket, where Chromium throws InvalidStateError and opens. It
 // also kept any binaryType, and gave a frame's MessageEvent the socket's whole URL as its origin.
+// Found by a hunt of the browser WebSocket (was test/browser/hunt-websocket-close.test.ts).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'

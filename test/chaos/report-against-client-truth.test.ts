@@ -5,6 +5,7 @@
  * connection; the truth (what it got, twice, when it was away) is computed from those records and the event log, by
  * the rules of docs/chaos.md ("What a client is owed"), and compared with `fake.deliveries.report()` field by field.
  */
+// Found by an outside review of the delivery report (was test/chaos/ground-truth-review.test.ts).
 import { afterEach, describe, expect, it } from 'vitest'
 import WsWebSocket from 'ws'
 import { createDockside, type Dockside } from '../../src/index'

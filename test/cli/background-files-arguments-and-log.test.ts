@@ -1,5 +1,6 @@
 // A review of the CLI: a background server stopped by its terminal, a YAML alias bomb crashing with a stack, flags that
 // were ignored or misread, and log lines that said `failed: undefined` or came before the ready line.
+// Found by a review of the CLI (was test/cli/cli-review.test.ts).
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'

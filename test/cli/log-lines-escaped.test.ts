@@ -1,6 +1,7 @@
 // `dockside serve`'s log is one line per entry (docs/cli.md), whatever text the admin API was given. Found by the CLI
 // hunt: a caption (`say`) or a label holding a newline printed a second line that read as another entry (a forged
 // "event" line here), and a terminal escape (ESC [2J) went to the terminal raw, clearing the screen.
+// Found by the CLI hunt (was test/cli/hunt-log-lines.test.ts).
 import { spawn } from 'node:child_process'
 import { afterEach, beforeAll, expect, it } from 'vitest'
 import { cliEntry, ensureBuilt, root } from '../support/cli'

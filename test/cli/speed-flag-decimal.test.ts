@@ -1,6 +1,7 @@
 // `--speed` read as POST /_dockside/clock/speed reads ?speed=: a decimal number. Found by the CLI hunt: Number() took
 // "0x10" as 16, "0b11" as 3 and " 2" as 2, so the real clock ran at a pace nobody typed (--port, --seed and the admin
 // API's speed refuse such forms already).
+// Found by the CLI hunt (was test/cli/hunt-speed-flag.test.ts).
 import { expect, it } from 'vitest'
 import { ensureBuilt, runCliUntilListening } from '../support/cli'
 

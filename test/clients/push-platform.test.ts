@@ -2,6 +2,7 @@
 // the fake's linux/amd64 image and exited 0, and a malformed `platform` was pushed too. The daemon reads `platform` with
 // decodePlatform (400 for JSON that is not a platform with os and architecture) and looks the image up by it, answering
 // 404 "image with reference ... was found but does not match the specified platform" before any push starts.
+// Found by the real-client hunt (was test/clients/real-client-hunt-push-platform.test.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
 import { dockerCli } from './support/docker-cli'

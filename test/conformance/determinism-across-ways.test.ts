@@ -7,6 +7,7 @@
 // 2. A `latency` rule on events dropped what `until` bounds: `GET /events?since=&until=` (and `/events/ws`) with
 //    `until` already past answered nothing at all, and a live event delayed past `until` was never sent, where the
 //    docs say a latency delays each event (order kept) and the stream ends after what it replays.
+// Found by an outside review of determinism (was test/conformance/determinism-review.test.ts).
 import { describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import { enc, registryAuth } from '../support/helpers'

@@ -1,6 +1,7 @@
 // Hunting what the dashboard shows against what the admin API says at the same moment: every change the page shows
 // reaches it within a state's pace (100 ms), not at the next once-a-second idle state. Each test drives the page in
 // Chromium, as test/dashboard/dashboard.test.ts does.
+// Found by the dashboard hunt (was test/dashboard/hunt-live-truth.test.ts).
 import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside, type DocksideOptions } from '../../src/index'

@@ -2,6 +2,7 @@
 // the server knows (fault schedules, container history whatever the filter, open connections), never queues states
 // behind a slow reader, and the page shows when it is not live, why, and reconnects. Each test drives the page in
 // Chromium or reads GET /_dockside/live as a client, as test/dashboard/dashboard.test.ts and admin-live.test.ts do.
+// Found by the dashboard's second review (was test/dashboard/dashboard-review-2.test.ts).
 import type { Page } from 'playwright-core'
 import WebSocket from 'ws'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'

@@ -2,6 +2,7 @@
 // picture that stopped moving, tells apart events a clock jump put on different days, stays bounded when many events
 // clients connect, and keeps every container's state and buttons on screen whatever its image reference. Each test
 // drives the page in Chromium, as test/dashboard/dashboard.test.ts does.
+// Found by the dashboard's third review (was test/dashboard/dashboard-review-3.test.ts).
 import type { Page } from 'playwright-core'
 import WebSocket from 'ws'
 import { beforeAll, describe, expect, it } from 'vitest'

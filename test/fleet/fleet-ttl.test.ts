@@ -68,7 +68,7 @@ it('an idle member goes after its ttl, counted from its last request; its port t
   expect(at - last).toBeGreaterThanOrEqual(300 - 5)
   expect(await listed()).toEqual([])
   // The port stays open: closing it would reset a client that connected just as the fake expired
-  // (test/regressions/fleet-expiry-race.test.ts). Requests and websocket handshakes get the reason instead.
+  // (test/behaviour/fleet/expiry-race.test.ts). Requests and websocket handshakes get the reason instead.
   for (const upgrade of [false, true]) {
     const { status, message } = await answer(`${member.url}/${upgrade ? 'events/ws' : '_ping'}`, upgrade)
     expect(status).toBe(404)

@@ -4,6 +4,7 @@ import { createDockside, type Dockside } from '../../src/index'
 // fetch with a streamed request body (a ReadableStream, duplex 'half'): undici writes the request's head with the
 // body's first chunk, framed chunked (or `content-length: 0` when the body is empty). The fake behind the hooks sees
 // what the real server on 127.0.0.1 sees, when it sees it, and records the same.
+// Found by the first HTTP parity hunt (was test/intercept/http-parity-hunt-1.test.ts).
 
 const open: Dockside[] = []
 afterEach(async () => {

@@ -10,6 +10,7 @@ import { attempt as attemptAs, openWatched, show, transcript, turn, untilFakeSaw
 // microtasks against events, what the socket and its events show to util.inspect and JSON, send() of every kind of
 // value, the fake's close fault after N messages, listeners kept after close). No sleeps: every wait is an event or
 // a setImmediate turn.
+// Found by the third WebSocket parity review (was test/intercept/websocket-parity-review-3.test.ts).
 
 const attempt = (fn: () => unknown) => attemptAs(fn, true)
 

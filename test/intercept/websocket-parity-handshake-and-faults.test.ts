@@ -9,6 +9,7 @@ import { attempt, openWatched, show, transcript, turn, untilFakeSawCloses, type 
 // handler setters given objects, and the event objects' own constructors and arrays. Then what already agreed and had
 // no side-by-side test: handshake faults, every close-fault code, the maximum age, reset, stall, latency, odd paths.
 // No sleeps: every wait is an event or a setImmediate turn.
+// Found by the fourth WebSocket parity hunt (was test/intercept/websocket-parity-hunt-4.test.ts).
 
 const watch = watchStates
 const openSocket = (ctx: Ctx, path?: string) => openWatched(ctx, watch, path)

@@ -2,6 +2,7 @@
 // run"). Found by the scenario hunt: Date.parse reads "2024-01-01T00:00:00" (no zone) and "Jan 1 2024" in the machine's
 // own time zone, so `dockside serve` of one file started its clock 9 hours apart under TZ=UTC and TZ=Asia/Tokyo, and
 // rolled "2024-02-30" over to March 1st; `dockside validate` called all three valid.
+// Found by the scenario hunt (was test/scenario/hunt-clock-start.test.ts).
 import { spawnSync } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'

@@ -2,6 +2,7 @@
 // validate` and `serve` took it as the string "[ a, b ]" (an access key id here), and the only sign was the yaml
 // library's process warning on stderr, "(node:PID) Warning: Keys with collection values will be stringified ... Set
 // mapAsMap: true", which names no line and advises an option the user cannot set.
+// Found by the scenario hunt (was test/scenario/hunt-yaml-keys.test.ts).
 import { spawnSync } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'

@@ -2,7 +2,7 @@
 // (`fake.protocol.handle` / `upgrade` with the address a transport serves): Host against DNS rebinding, Origin and
 // Sec-Fetch-Site against cross-site pages, the Bearer token and the dashboard's cookie, the events websocket's Origin,
 // and the access options' checks. docs/security.md is the source of every expected status, header and message;
-// test/regressions/admin-guard.test.ts drives the same guard over real sockets and the in-process hooks.
+// test/behaviour/admin-api/guard/origin-host-and-token.test.ts drives the same guard over real sockets and the in-process hooks.
 import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'

@@ -1,7 +1,8 @@
 // What the fake does not serve, as the Engine answers it (docs/docker-compat.md, "Not served"): a Docker Engine
 // route the fake does not implement is 501 naming the route; the same path with another method, or a path that
 // is no Docker route at all, is Docker's own 404 `page not found`. Driven in process with the unhandled-request
-// policy letting the fake's own answer through (the server way answers the same: docker-routes-doc.test.ts).
+// policy letting the fake's own answer through (the server way answers the same:
+// test/behaviour/docker-api/routes-doc.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 

@@ -136,7 +136,7 @@ function toProtoRequest(request: Request, region: HookedRegion): ProtoRequest {
     // nock hands over a Request parsed from the in-process socket; its signal follows the client's abort: the
     // interceptor aborts it when the client destroys that socket, within the same host turn (measured 0.3-2 ms,
     // before the next setImmediate). clock.advance() lets two host turns pass before it fires anything, so an
-    // abort then an advance cancels the push (test/regressions/push-cancel-beats-advance.test.ts).
+    // abort then an advance cancels the push (test/behaviour/push/cancel/cancel-beats-advance.test.ts).
     signal: request.signal,
     body: (max) => (body ??= readCappedText(request.body as AsyncIterable<Uint8Array> | null, max)),
     remoteAddress: 'in-process',

@@ -3,12 +3,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { selfSignedCertificate } from '../../src/transports/server/tls'
-import { cliEntry, ensureBuilt, root } from '../support/cli'
-import { killRunning, watchChild } from '../support/cli-run'
+import { selfSignedCertificate } from '../../../src/transports/server/tls'
+import { cliEntry, ensureBuilt, root } from '../../support/cli'
+import { killRunning, watchChild } from '../../support/cli-run'
 
 // A new user's first runs of the CLI (a fresh-eyes hunt): each bad input gets one line on stderr naming what was wrong
 // and what is allowed, with the documented exit code, never a stack trace.
+// Found by the CLI hunt (was test/regressions/cli-hunt-inputs.test.ts).
 
 let dir: string
 beforeAll(async () => {

@@ -6,8 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { cliEntry, ensureBuilt, root } from '../support/cli'
-import { killRunning, watchChild } from '../support/cli-run'
+import { cliEntry, ensureBuilt, root } from '../../support/cli'
+import { killRunning, watchChild } from '../../support/cli-run'
 
 let dir: string
 beforeAll(async () => {

@@ -2,7 +2,7 @@
 // disposed clock was asked to reach (30 days on) while the fake's clock read 0; and one clock answer read the clock
 // three times, so under a fast real clock its `now`, `nowMs` and `elapsedMs` disagreed by seconds.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../src/index'
 
 const open: Dockside[] = []
 afterEach(async () => {

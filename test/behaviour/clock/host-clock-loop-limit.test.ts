@@ -2,8 +2,8 @@
 // ended the process, so fireDueSync stopped counting; a timer that rescheduled itself with no delay then ran forever,
 // silently. Now such a chain is stopped after `loopLimit` timers and journaled (`clock.loop`), and the fake serves on.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import type { JournalEntry } from '../../src/service/journal'
+import { createDockside, type Dockside } from '../../../src/index'
+import type { JournalEntry } from '../../../src/service/journal'
 
 const fakes: Dockside[] = []
 afterEach(async () => {

@@ -2,7 +2,7 @@
 // the wall clock by the build time plus Date.now()'s truncation (1-5 ms), which a client measuring latency against
 // its own clock sees as late events. It now reads the sub-millisecond wall time when it is made (decision 0016).
 import { afterEach, expect, test } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../src/index'
 
 const wall = () => performance.timeOrigin + performance.now()
 let fake: Dockside | undefined

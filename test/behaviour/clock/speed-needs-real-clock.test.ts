@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, InvalidInputError, ScenarioError, validateScenario } from 'dockside'
-import { ensureBuilt, runCliUntilListening } from '../support/cli'
+import { ensureBuilt, runCliUntilListening } from '../../support/cli'
 
 const WHY = {
   virtual: 'sets the pace of the "real" clock, and the virtual clock moves only when advanced; use mode "real", or leave speed out',

@@ -2,7 +2,7 @@
 // maximum is 1,000,000 (docs/admin-api.md: "a number above 0, at most 1000000") and `{"speed": 1e7}` in the body was a
 // 400: the query form skipped the schema's bounds. Now both forms are checked alike.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../src/index'
 
 let fake: Dockside | undefined
 afterEach(async () => {

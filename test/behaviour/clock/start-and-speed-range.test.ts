@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, test } from 'vitest'
 import { createDockside, InvalidInputError, ScenarioError, validateScenario } from 'dockside'
-import { ensureBuilt, runCliUntilListening } from '../support/cli'
+import { ensureBuilt, runCliUntilListening } from '../../support/cli'
 
 const START_RANGE = 'expected epoch milliseconds or an ISO date from -271821-04-20T00:00:00.000Z to +275760-09-13T00:00:00.000Z (-8640000000000000 to 8640000000000000 ms, the dates a JavaScript Date holds)'
 const SPEED_RANGE = 'expected a number above 0 and at most 1000000 (clock milliseconds per wall millisecond)'

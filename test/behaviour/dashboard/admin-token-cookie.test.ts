@@ -6,8 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import http from 'node:http'
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { cliEntry, ensureBuilt, root } from '../support/cli'
+import { createDockside, type Dockside } from '../../../src/index'
+import { cliEntry, ensureBuilt, root } from '../../support/cli'
 
 const open: Dockside[] = []
 const servers: { close(): Promise<void> }[] = []

@@ -5,7 +5,7 @@
 // sent. The protocol now hears the goodbye at the close frame. A raw TCP client sends its close frame.
 import { connect, type Socket } from 'node:net'
 import { expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
+import { createDockside } from '../../../src/index'
 
 /** Bytes from `socket` until `done` says they are enough. */
 function readUntil(socket: Socket, done: (bytes: Buffer) => boolean): Promise<Buffer> {

@@ -3,11 +3,11 @@ import tls from 'node:tls'
 import { describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createDockside, type Dockside } from 'dockside'
-import { selfSignedCertificate } from '../../src/transports/server/tls'
-import { deliveryMatchers, formatDeliveryReport, installDeliveryMatchers } from '../../src/vitest/delivery-matchers'
-import { interceptWay } from '../support/intercept-way'
-import { probeWithWs } from '../support/ws-probe'
-import type { WayIn } from '../support/way-in'
+import { selfSignedCertificate } from '../../../src/transports/server/tls'
+import { deliveryMatchers, formatDeliveryReport, installDeliveryMatchers } from '../../../src/vitest/delivery-matchers'
+import { interceptWay } from '../../support/intercept-way'
+import { probeWithWs } from '../../support/ws-probe'
+import type { WayIn } from '../../support/way-in'
 
 installDeliveryMatchers()
 

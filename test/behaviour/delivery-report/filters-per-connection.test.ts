@@ -3,8 +3,8 @@
 // more than it was owed (delivered > expected). Each event is now judged by the filters of the connection(s) the
 // client had when it happened.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { openEvents } from '../support/helpers'
+import { createDockside, type Dockside } from '../../../src/index'
+import { openEvents } from '../../support/helpers'
 
 const open: Dockside[] = []
 afterEach(async () => {

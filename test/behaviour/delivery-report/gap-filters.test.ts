@@ -5,10 +5,11 @@
 // "Its filters are those of the connection it had when the event happened (of the last one before it, in a gap)": the
 // last one it had is the last to close. Now a gap is judged by the connections still open when service ended, less
 // those the client closed itself (unless it closed them all).
+// Found by the second events hunt (was test/regressions/events-hunt-2-gap-filters.test.ts).
 import { describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { enc, openEvents } from '../support/helpers'
-import { streamWays } from '../support/stream-ways'
+import { createDockside } from '../../../src/index'
+import { enc, openEvents } from '../../support/helpers'
+import { streamWays } from '../../support/stream-ways'
 
 const report = (fake: ReturnType<typeof createDockside>) => {
   const r = fake.deliveries.report('c')

@@ -1,10 +1,11 @@
 // Regression: `expect(fake).toHaveMissedEvents(client, seqs)` ("the client missed exactly these events", docs/jest.md)
 // compared the list in order: a client that missed #2 and #3 failed `toHaveMissedEvents('c', [3, 2])` with "it missed
 // [2, 3]", and `.not.toHaveMissedEvents('c', [3, 2])` passed, a false all-clear. What was missed is a set of events.
+// Found by the second events hunt (was test/regressions/events-hunt-2-missed-matcher.test.ts).
 import { beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createDockside } from '../../src/index'
-import { installDeliveryMatchers } from '../../src/vitest/delivery-matchers'
+import { createDockside } from '../../../src/index'
+import { installDeliveryMatchers } from '../../../src/vitest/delivery-matchers'
 
 beforeAll(() => installDeliveryMatchers())
 

@@ -8,12 +8,13 @@
 // 2. A refused replay that asked for nothing after an `until` already past (`docker events --since S --until U`, which
 //    exits on the 429) was owed every later event as well, an ongoing gap for good: a first connection that completes at
 //    its `until` owes nothing after it, and neither does the same request refused.
+// Found by the second events hunt (was test/regressions/events-hunt-2-refused-since.test.ts).
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import type { Dockside } from '../../src/index'
-import { fakeWithHistory } from '../support/helpers'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import type { Dockside } from '../../../src/index'
+import { fakeWithHistory } from '../../support/helpers'
+import { hasCommand, skipUnless } from '../../clients/support/clients'
+import { dockerCli } from '../../clients/support/docker-cli'
 
 const skipCli = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm), or a static client from download.docker.com')
 

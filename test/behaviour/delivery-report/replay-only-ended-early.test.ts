@@ -3,10 +3,11 @@
 // owed every later event, an ongoing gap for good, though it asked for nothing after `until`. docs/chaos.md: "A
 // connection with `until` asked for nothing after it". Now any end of such a connection owes nothing after `until`
 // (what it asked for up to `until` and did not get stays missed).
+// Found by the second events hunt (was test/regressions/events-hunt-2-replay-only-ended.test.ts).
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import type { Dockside } from '../../src/index'
-import { fakeWithHistory } from '../support/helpers'
+import type { Dockside } from '../../../src/index'
+import { fakeWithHistory } from '../../support/helpers'
 
 /** The fake's clock start, 2026-01-01T00:00:00Z, in Unix seconds. */
 const START = 1767225600

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest'
-import { createDeliveryTracker } from '../../src/service/delivery'
-import { createEventLog, type EventLog } from '../../src/service/events'
-import { createClock } from '../../src/time/clock'
+import { createDeliveryTracker } from '../../../src/service/delivery'
+import { createEventLog, type EventLog } from '../../../src/service/events'
+import { createClock } from '../../../src/time/clock'
 
 const input = { action: 'start' as const, id: 'a', name: 'web', image: 'nginx', labels: {}, instanceType: 's4', exitCode: 0 }
 

@@ -4,7 +4,7 @@
 // not counted as missed, and toHaveDeliveredAllEventsTo passed for clients that missed them. Both now report the
 // server's close (1001, "the fake server is shutting down"), and what follows is a gap.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../src/index'
 
 const open: Dockside[] = []
 afterEach(async () => {

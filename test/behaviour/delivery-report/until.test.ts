@@ -3,7 +3,7 @@
 // and that the server's close at `until` left a gap. A connection with `until` owes nothing after it, and the close
 // once the clock reaches it is the end the client asked for: nothing it did not ask for is reported missed.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../src/index'
 
 /** The fake's clock start, 2026-01-01T00:00:00Z, in Unix seconds. */
 const START = Date.UTC(2026, 0, 1) / 1000

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createDockside } from '../../src/index'
-import { drainWithClock, enc, registryAuth } from '../support/helpers'
+import { createDockside } from '../../../src/index'
+import { drainWithClock, enc, registryAuth } from '../../support/helpers'
 
 /** Opens a ws client and collects raw frames as text. */
 async function collect(url: string) {

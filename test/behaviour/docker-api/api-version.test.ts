@@ -1,8 +1,8 @@
 import net from 'node:net'
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { hasCommand, run, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside } from '../../../src/index'
+import { hasCommand, run, skipUnless } from '../../clients/support/clients'
+import { dockerCli } from '../../clients/support/docker-cli'
 
 // The Engine refuses a client pinned past its API version (its version middleware, on every route); an SDK pinned to
 // a wrong version must fail here as it would against Docker. Older versions stay served: the real service's own

@@ -9,10 +9,10 @@
 // - `docker images --filter until=1h` (or an RFC 3339 date) was a 400; the daemon reads `until` with
 //   timetypes.GetTimestamp: a Go duration before now, an RFC 3339 date or time, or Unix seconds.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import type { Container } from '../../src/service/containers'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer } from '../../../src/index'
+import type { Container } from '../../../src/service/containers'
+import { hasCommand, skipUnless } from '../../clients/support/clients'
+import { dockerCli } from '../../clients/support/docker-cli'
 
 const skip = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm)')
 

@@ -4,9 +4,9 @@
 // the fake answered the network lookup 501. The fake has no networks, volumes or plugins: those three lookups now
 // answer the daemon's 404s (`network nope not found`, `get nope: no such volume`, `plugin "nope" not found`).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer } from '../../../src/index'
+import { hasCommand, skipUnless } from '../../clients/support/clients'
+import { dockerCli } from '../../clients/support/docker-cli'
 
 const skip = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm)')
 

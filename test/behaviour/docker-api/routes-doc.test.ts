@@ -4,10 +4,10 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { SERVED_DOCKER_ROUTES, UNSERVED_DOCKER_ROUTES } from '../../src/protocol/docker'
+import { createDockside, type Dockside } from '../../../src/index'
+import { SERVED_DOCKER_ROUTES, UNSERVED_DOCKER_ROUTES } from '../../../src/protocol/docker'
 
-const doc = readFileSync(fileURLToPath(new URL('../../docs/docker-compat.md', import.meta.url)), 'utf8')
+const doc = readFileSync(fileURLToPath(new URL('../../../docs/docker-compat.md', import.meta.url)), 'utf8')
 const section = (from: string, to: string) => doc.slice(doc.indexOf(from), doc.indexOf(to, doc.indexOf(from)))
 /** Every `METHOD /path` in backticks within a part of the page. */
 const routesIn = (text: string) => [...text.matchAll(/`((?:GET|HEAD|POST|PUT|DELETE) \/[^`\s]*)`/g)].map((m) => m[1]).filter((r) => r !== 'GET /events/ws')

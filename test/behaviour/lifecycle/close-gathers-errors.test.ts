@@ -1,5 +1,5 @@
 import { expect, it, vi } from 'vitest'
-import { createDockside } from '../../src/index'
+import { createDockside } from '../../../src/index'
 
 // Regression: close() let an exception from restoring in-process hooks escape before the sockets and the
 // clock were closed, and lost the errors of the steps before it. Every step now runs and failures are gathered.

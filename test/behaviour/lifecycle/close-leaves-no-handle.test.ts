@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import WebSocket from 'ws'
-import { createDockside, demoScenario, type ClockMode } from '../../src/index'
-import { hostTimers } from '../../src/runtime/host-timers'
+import { createDockside, demoScenario, type ClockMode } from '../../../src/index'
+import { hostTimers } from '../../../src/runtime/host-timers'
 
 /**
  * The clock's host timers are unref'd, so they never show in getActiveResourcesInfo(): track them directly.

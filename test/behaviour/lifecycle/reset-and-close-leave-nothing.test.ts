@@ -6,7 +6,7 @@
 import http from 'node:http'
 import net from 'node:net'
 import { expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
+import { createDockside } from '../../../src/index'
 
 it('a request that began before a reset is not recorded in the fresh request log or journal', async () => {
   const fake = createDockside({ seed: 1 })

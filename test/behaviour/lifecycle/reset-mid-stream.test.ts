@@ -1,7 +1,7 @@
 // Regression found by the fidelity audit: reset() (or close() with in-process hooks) under a live push or
 // `GET /events` stream disposed the clock the stream was sleeping on, so the response never ended.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../src/index'
 
 const fakes: Dockside[] = []
 afterEach(async () => {

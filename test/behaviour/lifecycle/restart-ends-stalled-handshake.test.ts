@@ -5,7 +5,7 @@
 // report counts it a refusal. Over a real socket, with the `ws` client.
 import { afterEach, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../src/index'
 
 let fake: Dockside | undefined
 afterEach(async () => {

@@ -2,9 +2,10 @@
 // before an override is installed. These pin what the surviving mutants showed unpinned: JSON `null` inside a body
 // and one object shared by two fields (not a circular structure) are taken and sent; headers of exactly 8 KiB are
 // taken and one byte more refused; a pattern that is null or undefined is refused with the pattern's own words.
+// Found by mutation testing of src/protocol/overrides.ts (was test/regressions/mutation-overrides.test.ts).
 import { describe, expect, it } from 'vitest'
-import { createDockside, InvalidInputError } from '../../src/index'
-import type { ProtoRequest } from '../../src/protocol/types'
+import { createDockside, InvalidInputError } from '../../../src/index'
+import type { ProtoRequest } from '../../../src/protocol/types'
 
 const request = (method: string, url: string, body = ''): ProtoRequest => ({ method, url, headers: {}, signal: new AbortController().signal, body: async () => body })
 

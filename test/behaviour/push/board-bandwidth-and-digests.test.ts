@@ -6,9 +6,10 @@
 //   good (15 B/s pushed 10 B/s).
 // - A `name@sha256:...` image name was read as `name:latest`: the digest was dropped (images.add made `name:latest`,
 //   untag removed `name:latest`, resolve answered `name:latest`'s image whatever the digest).
+// Found by the second review of pushes and images (was test/regressions/push-review-2.test.ts).
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { readSse } from '../dashboard/support'
+import { createDockside, type Dockside } from '../../../src/index'
+import { readSse } from '../../dashboard/support'
 
 const fakes: Dockside[] = []
 afterEach(async () => {

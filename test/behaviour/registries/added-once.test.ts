@@ -6,10 +6,10 @@
 // registry (and its rate limit) behind. POST /auth echoed a malformed body, password included, in its 400.
 // fake.listen({ admintoken }) and fake.intercept({ regoin }) took a typo silently (leaving the admin API open).
 import { afterEach, describe, expect, it, test } from 'vitest'
-import { ConflictError, createDockside, validateScenario, type Dockside, type Scenario } from '../../src/index'
-import { interceptWay } from '../support/intercept-way'
-import type { Harness, WayIn } from '../support/way-in'
-import { registryAuth } from '../support/helpers'
+import { ConflictError, createDockside, validateScenario, type Dockside, type Scenario } from '../../../src/index'
+import { interceptWay } from '../../support/intercept-way'
+import type { Harness, WayIn } from '../../support/way-in'
+import { registryAuth } from '../../support/helpers'
 
 const serverWay: WayIn = {
   name: 'server',

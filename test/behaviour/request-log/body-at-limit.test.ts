@@ -1,8 +1,8 @@
 // Bug: `fake.requests` marked a body of exactly RECORDED_BODY_LIMIT (8,192) characters `bodyTruncated: true`, though it
 // was kept whole (docs/api.md#request-verification: a body is cut at 8,192 characters, and only a cut one is marked).
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { RECORDED_BODY_LIMIT } from '../../src/protocol/requests'
+import { createDockside, type Dockside } from '../../../src/index'
+import { RECORDED_BODY_LIMIT } from '../../../src/protocol/requests'
 
 let fake: Dockside | undefined
 afterEach(async () => {

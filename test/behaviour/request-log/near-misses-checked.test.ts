@@ -2,7 +2,7 @@
 // checked when near misses were computed, so a typo went unnoticed. Bad input is a 400 naming the field
 // (docs/admin-api.md#requests: nearMisses, how many, default 3; the limit is 50), with a pattern or without.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../src/index'
 
 let fake: Dockside | undefined
 afterEach(async () => {

@@ -5,9 +5,9 @@ import http from 'node:http'
 import net from 'node:net'
 import WebSocket from 'ws'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { interceptWay } from '../support/intercept-way'
-import type { WayIn } from '../support/way-in'
+import { createDockside, type Dockside } from '../../../src/index'
+import { interceptWay } from '../../support/intercept-way'
+import type { WayIn } from '../../support/way-in'
 
 const serverWay: WayIn = {
   name: 'server',

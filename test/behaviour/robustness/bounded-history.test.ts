@@ -1,13 +1,13 @@
 import { describe, expect, it, test } from 'vitest'
 import WebSocket from 'ws'
 import { createDockside } from 'dockside'
-import { heapAfterGc } from '../support/heap'
-import { interceptWay } from '../support/intercept-way'
-import { probeWithWs } from '../support/ws-probe'
-import type { WayIn } from '../support/way-in'
-import { DELIVERY_LIMITS } from '../../src/service/delivery'
-import { JOURNAL_LIMIT } from '../../src/service/journal'
-import { installDeliveryMatchers } from '../../src/vitest/delivery-matchers'
+import { heapAfterGc } from '../../support/heap'
+import { interceptWay } from '../../support/intercept-way'
+import { probeWithWs } from '../../support/ws-probe'
+import type { WayIn } from '../../support/way-in'
+import { DELIVERY_LIMITS } from '../../../src/service/delivery'
+import { JOURNAL_LIMIT } from '../../../src/service/journal'
+import { installDeliveryMatchers } from '../../../src/vitest/delivery-matchers'
 
 // Regression: every reconnect of a client id kept ~1 KB of delivery history forever, and the journal kept
 // up to 100,000 entries: 30 s of connect/close churn took the heap from 11 to 130 MB. The client's history and

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest'
 import { createDockside } from 'dockside'
-import { heapAfterGc } from '../support/heap'
-import { resetRounds } from '../../bench/support/resets.mjs'
+import { heapAfterGc } from '../../support/heap'
+import { resetRounds } from '../../../bench/support/resets.mjs'
 
 // Soak (issue 8, "never falls over"): clients that vanish with a TCP reset at every stage (half a handshake, a
 // handshake never read, an upgraded websocket, Docker's GET /events, a push mid-stream, a body that never finishes)

@@ -3,7 +3,7 @@
 // each extra character doubled that. Docker matches with Go's regexp (RE2, linear time); so does the fake now.
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../src/index'
 
 const fakes: Dockside[] = []
 afterEach(async () => {

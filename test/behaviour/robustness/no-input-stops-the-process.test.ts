@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideOptions } from '../../src/index'
-import { ensureBuilt, root } from '../support/cli'
+import { createDockside, type Dockside, type DocksideOptions } from '../../../src/index'
+import { ensureBuilt, root } from '../../support/cli'
 
 const fakes: Dockside[] = []
 const children: ChildProcess[] = []

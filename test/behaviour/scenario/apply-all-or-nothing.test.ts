@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createDockside, ScenarioError, validateScenario, type Dockside, type Scenario, type TimelineStep } from 'dockside'
-import { cliEntry, ensureBuilt, root } from '../support/cli'
+import { cliEntry, ensureBuilt, root } from '../../support/cli'
 
 const RANGE = 'longer than the 100-year maximum; expected from 0 to 3153600000000 ms (100 years).'
 

@@ -1,6 +1,7 @@
 // Review, second round: false answers of the admin API and of scenario files. Each test names the bug it guards.
+// Found by the second review of the admin API and scenarios (was test/regressions/admin-scenario-review-2.test.ts).
 import { describe, expect, it } from 'vitest'
-import { createDockside, parseScenario, ScenarioError, type Dockside } from '../../src/index'
+import { createDockside, parseScenario, ScenarioError, type Dockside } from '../../../src/index'
 
 /** A fake with a running `web`, served on 127.0.0.1. */
 async function served(options: Parameters<typeof createDockside>[0] = { scenario: { containers: [{ name: 'web', image: 'nginx', running: true }] } }) {

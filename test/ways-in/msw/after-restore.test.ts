@@ -5,7 +5,7 @@
 import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import { expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
+import { createDockside } from '../../../src/index'
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 

@@ -1,15 +1,16 @@
-// The two GET /events regressions of events-stream-restart.test.ts and events-stream-until-now.test.ts, through the
-// MSW handlers (setupServer with docksideHandlers, driven by the global fetch and WebSocket), in a file of their own
-// because MSW patches the same globals as the in-process hooks:
+// The two GET /events regressions of test/behaviour/events/stream/ends-on-restart-close-and-drop.test.ts and
+// test/behaviour/events/since-until/until-now.test.ts, through the MSW handlers (setupServer with docksideHandlers,
+// driven by the global fetch and WebSocket), in a file of their own because MSW patches the same globals as the
+// in-process hooks:
 // 1. a maintenance restart, `sockets/close` and `sockets/drop` left Docker's `GET /events` streams open and uncounted;
 //    now a restart or a close ends them cleanly and a drop fails them, and the counts include them;
 // 2. `until` equal to the clock's time waited for the virtual clock to move; now it ends at once after the replay.
 import { setupServer } from 'msw/node'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { docksideHandlers } from '../../src/transports/msw/index'
-import { probeWithGlobalWs } from '../support/global-ws-probe'
-import { readToEnd } from '../support/stream-ways'
+import { createDockside } from '../../../src/index'
+import { docksideHandlers } from '../../../src/transports/msw/index'
+import { probeWithGlobalWs } from '../../support/global-ws-probe'
+import { readToEnd } from '../../support/stream-ways'
 
 const BASE = 'https://us-west-1.hyper.test'
 const WS_BASE = 'wss://us-west-1.hyper.test:443'

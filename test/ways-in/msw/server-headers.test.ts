@@ -3,12 +3,13 @@
 // body of no stated length (the dashboard's page) came unframed where the server sends it chunked. `fetch` and
 // `node:http` under msw/node now read the server's headers, in its order. And a string answer without a content type
 // (an override's redirect, whose body is empty) gained `content-type: text/plain;charset=UTF-8` from MSW's Response.
+// Found by the in-process hunt (was test/regressions/inprocess-hunt-msw-headers.test.ts).
 import https from 'node:https'
 import http from 'node:http'
 import { setupServer } from 'msw/node'
 import { expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { docksideHandlers } from '../../src/transports/msw/index'
+import { createDockside } from '../../../src/index'
+import { docksideHandlers } from '../../../src/transports/msw/index'
 
 const GMT = /^\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT$/
 

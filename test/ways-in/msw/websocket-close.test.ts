@@ -4,11 +4,12 @@
 // an empty close frame that both ends report as 1005. A send() while the fake still decides the handshake (connect
 // latency) threw a DOMException named `Error` and closed the socket; Node's throws InvalidStateError and opens. It kept
 // any binaryType, and a frame's MessageEvent had the socket's whole URL as its origin. Each case runs on the real
-// server first; test/browser/hunt-websocket-close.test.ts holds the page's socket to Chromium's the same way.
+// server first; test/browser/websocket-close.test.ts holds the page's socket to Chromium's the same way.
+// Found by the MSW hunt (was test/regressions/msw-hunt-websocket-close.test.ts).
 import { setupServer } from 'msw/node'
 import { expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { docksideHandlers } from '../../src/transports/msw/index'
+import { createDockside, type Dockside } from '../../../src/index'
+import { docksideHandlers } from '../../../src/transports/msw/index'
 
 type Seen = { thrown?: string[]; close: [number, string, boolean]; journal: unknown[] }
 

@@ -7,12 +7,13 @@
 //    worker hands it over as sent). Now all three give the server's 400, which names the method and the fix.
 // 2. An oversized client message (1009): the same readyState per turn and the same close event on both ways in, in
 //    every phase of the event loop the client can send from (a guard: it already matched).
+// Found by a review of where the ways in answered differently (was test/regressions/ways-in-parity-review.test.ts).
 import { getResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { docksideHandlers } from '../../src/transports/msw/index'
-import { streamWays } from '../support/stream-ways'
-import { transcript, type Ctx } from '../support/ws-parity'
+import { createDockside } from '../../../src/index'
+import { docksideHandlers } from '../../../src/transports/msw/index'
+import { streamWays } from '../../support/stream-ways'
+import { transcript, type Ctx } from '../../support/ws-parity'
 
 interface Answer {
   status: number

@@ -4,8 +4,8 @@
 // over a real socket, as a hand-written client or a proxy sends them.
 import { connect } from 'node:net'
 import { expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { serve } from '../../src/transports/server'
+import { createDockside } from '../../../src/index'
+import { serve } from '../../../src/transports/server'
 
 /** The status line and the JSON message of the server's answer to `raw`. */
 async function send(port: number, raw: string): Promise<{ status: string; message: string }> {

@@ -1,6 +1,6 @@
 import net from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
+import { createDockside, type Dockside, type DocksideServer } from '../../../src/index'
 
 /** A raw TCP client: writes bytes as given and reads the answer, as a Go client that does not encode its query would. */
 class RawClient {

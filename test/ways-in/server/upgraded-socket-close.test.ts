@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import { expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createDockside } from 'dockside'
-import { selfSignedCertificate } from '../../src/transports/server/tls'
+import { selfSignedCertificate } from '../../../src/transports/server/tls'
 
 // Once a websocket is open, the server's own 'close' and 'error' listeners leave its socket (ws has its own there) and
 // the websocket's 'close' does their work: the socket stops counting in connections(), and the report hears the close,

@@ -5,9 +5,9 @@
 import http from 'node:http'
 import https from 'node:https'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import type { ProtoRequest } from '../../src/protocol/types'
-import { probeWithWs } from '../support/ws-probe'
+import { createDockside, type Dockside } from '../../../../src/index'
+import type { ProtoRequest } from '../../../../src/protocol/types'
+import { probeWithWs } from '../../../support/ws-probe'
 
 const closers: (() => Promise<void> | void)[] = []
 afterEach(async () => {

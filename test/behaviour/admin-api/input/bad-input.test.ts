@@ -1,7 +1,7 @@
 // Regressions found by the fidelity audit: bad input to the admin API and the clock.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, demoScenario } from '../../src/index'
-import { createClock } from '../../src/time/clock'
+import { createDockside, demoScenario } from '../../../../src/index'
+import { createClock } from '../../../../src/time/clock'
 
 const fakes: { close(): Promise<void> }[] = []
 afterEach(async () => {

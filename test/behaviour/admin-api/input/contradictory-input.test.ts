@@ -1,9 +1,10 @@
 // Admin routes given contradictory input, over real HTTP. Found by the admin hunt: `POST /_dockside/containers` takes
 // "start" and its other name "running" (docs/scenario.schema.json: "Same as start"); when they disagreed, either true
 // won and the container started, whatever the other said.
+// Found by the admin API hunt (was test/unit/admin-hunt-routes.test.ts).
 import { expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { jsonCaller } from '../support/helpers'
+import { createDockside } from '../../../../src/index'
+import { jsonCaller } from '../../../support/helpers'
 
 it('POST /_dockside/containers refuses "start" and "running" that disagree, and creates nothing', async () => {
   await using fake = createDockside({ clock: { mode: 'virtual' } })

@@ -3,12 +3,12 @@
 // one source of field names (checked against the TypeScript types below).
 import { readFileSync } from 'node:fs'
 import { expect, test } from 'vitest'
-import { createDockside, parseScenario, ScenarioError, type FaultRule, type Scenario, type TimelineStep } from '../../src/index'
-import type { FaultDribble, FaultLatency, FaultMatch } from '../../src/faults/rule'
-import type { RateLimitRule } from '../../src/faults/rate-limit'
-import type { CreateContainerOptions } from '../../src/service/containers'
+import { createDockside, parseScenario, ScenarioError, type FaultRule, type Scenario, type TimelineStep } from '../../../../src/index'
+import type { FaultDribble, FaultLatency, FaultMatch } from '../../../../src/faults/rule'
+import type { RateLimitRule } from '../../../../src/faults/rate-limit'
+import type { CreateContainerOptions } from '../../../../src/service/containers'
 
-const schema = JSON.parse(readFileSync(new URL('../../docs/scenario.schema.json', import.meta.url), 'utf8'))
+const schema = JSON.parse(readFileSync(new URL('../../../../docs/scenario.schema.json', import.meta.url), 'utf8'))
 
 test('bug: createDockside({ sed: 5 }) was silently accepted; now it throws naming the option and listing the allowed ones', () => {
   expect(() => createDockside({ sed: 5 } as never)).toThrow(/^createDockside options: unknown option "sed"; allowed: seed, clock, .*scenario, accessKeys, adminToken, allowedOrigins, allowedHosts, maxBodySize, maxBacklog, fleet$/)

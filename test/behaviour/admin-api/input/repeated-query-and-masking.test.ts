@@ -6,10 +6,11 @@
 //   both places was already a 400).
 // - `GET /_dockside/requests` masked `?auth=`, a percent-encoded `?%74oken=` and `?api_key=` in `query` but showed
 //   them in clear in `url` (docs/security.md: query parameters like `token=` are `***`).
+// Found by the admin API hunt (was test/regressions/admin-hunt-query-and-masking.test.ts).
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createDockside, type Dockside } from '../../src/index'
-import { jsonCaller } from '../support/helpers'
+import { createDockside, type Dockside } from '../../../../src/index'
+import { jsonCaller } from '../../../support/helpers'
 
 const open: Dockside[] = []
 afterEach(async () => {

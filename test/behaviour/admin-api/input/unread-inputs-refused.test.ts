@@ -4,8 +4,8 @@
 // action has no message) was dropped. Each is now a 400 naming what was not read and what is allowed. `HEAD` on
 // an admin route answers as `GET` without the body (it was a 404).
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, InvalidInputError, type Dockside } from '../../src/index'
-import { jsonCaller } from '../support/helpers'
+import { createDockside, InvalidInputError, type Dockside } from '../../../../src/index'
+import { jsonCaller } from '../../../support/helpers'
 
 const open: Dockside[] = []
 afterEach(async () => {

@@ -2,8 +2,9 @@
 // `GET /_dockside/journal?after=N` holding a cursor from before the reset got `200 []` until the new journal passed N:
 // every entry in between (a container created, a socket opened) was hidden, and a test waiting for "no new entries"
 // passed. A cursor past the newest entry is now a 400 saying the journal restarted and to read from after=0.
+// Found by the admin API hunt (was test/regressions/admin-hunt-journal-cursor.test.ts).
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 const open: Dockside[] = []
 afterEach(async () => {

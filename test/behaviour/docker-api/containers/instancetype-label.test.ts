@@ -6,9 +6,9 @@
 // Actor.Attributes (the daemon copies Config.Labels there). So the list shows it, the filter finds it, and a container
 // created with the label (and no instanceType) has that instance type.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer } from '../../../../src/index'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 const skip = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm)')
 

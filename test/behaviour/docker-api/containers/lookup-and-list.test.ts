@@ -10,11 +10,12 @@
 // - A name that is another container's full id found the one made first; the daemon's GetContainer tries the full id
 //   before names.
 // - `No such container` listed every name the fake holds (10,000 containers: a 100 kB message).
+// Found by the engine hunt (was test/regressions/engine-hunt-containers.test.ts).
 import Docker from 'dockerode'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer } from '../../../../src/index'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 const skip = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm)')
 

@@ -3,7 +3,7 @@
 // of which docker inspect found one. The daemon names all three `busybox`: so does the fake now, and a scenario that
 // lists the same image under two of its names is refused as a duplicate.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 const fakes: Dockside[] = []
 afterEach(async () => {

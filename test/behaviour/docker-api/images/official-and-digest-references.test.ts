@@ -6,10 +6,10 @@
 // 2. `repo@sha256:...`: after a push, RepoDigests lists `localhost:5000/team/app@sha256:...`, a reference the daemon
 //    records on push and resolves, but `docker image inspect localhost:5000/team/app@sha256:...` was a 404.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import type { Image } from '../../src/service/images'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer } from '../../../../src/index'
+import type { Image } from '../../../../src/service/images'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 const skip = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm)')
 

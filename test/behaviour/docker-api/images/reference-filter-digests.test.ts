@@ -3,10 +3,10 @@
 // CLI prints a row for each repository a digest names. The Engine (daemon/images/image_list.go) matches every
 // reference of an image, tag or digest, against the filter (reference.FamiliarMatch) and keeps only those that match.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import type { Image } from '../../src/service/images'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer } from '../../../../src/index'
+import type { Image } from '../../../../src/service/images'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 let fake: Dockside
 let server: DocksideServer

@@ -7,10 +7,10 @@
 // 3. `[::1]:5000/app:1.0` was refused as a reference and `[::1]:5000` as a registry host, where docker/distribution's
 //    reference grammar (Docker 28) takes a bracketed IPv6 host with an optional port as the domain.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import type { Image } from '../../src/service/images'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer } from '../../../../src/index'
+import type { Image } from '../../../../src/service/images'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 const skip = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm)')
 

@@ -4,7 +4,7 @@
 // the reading client's backlog and close it with 1013 although it reads everything.
 import WebSocket from 'ws'
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 let fake: Dockside | undefined
 afterEach(async () => {

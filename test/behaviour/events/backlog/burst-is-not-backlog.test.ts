@@ -2,9 +2,9 @@
 // passed maxBacklog: a GET /events stream counted the lines queued before the transport had a turn to take them, and
 // a websocket counted the bytes held back to be written together at the end of the turn. Both now count only what the
 // client has not taken: a burst a reading client takes is delivered whole; a client that stops reading is still cut
-// (test/regressions/slow-consumers.test.ts).
+// (test/behaviour/events/backlog/slow-consumers.test.ts).
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 const open: Dockside[] = []
 afterEach(async () => {

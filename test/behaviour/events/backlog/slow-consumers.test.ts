@@ -6,7 +6,7 @@
 import net from 'node:net'
 import WebSocket from 'ws'
 import { afterEach, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
+import { createDockside } from '../../../../src/index'
 
 const closers: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -126,7 +126,7 @@ it('in process, a GET /events client that stops reading is cut at maxBacklog, jo
   const res = await fetch('https://us-west-1.hyper.test/events?client=deaf-in-process')
   expect(res.status).toBe(200)
   // The client never reads: past the hook's read-ahead, the protocol's queue grows until the cap. A burst in one turn
-  // is taken whole at the transport's next turn (test/regressions/burst-is-not-backlog.test.ts); what comes after it,
+  // is taken whole at the transport's next turn (test/behaviour/events/backlog/burst-is-not-backlog.test.ts); what comes after it,
   // while the transport holds what the client has not read, is the backlog.
   const c = fake.containers.create({ name: 'web', image: 'nginx', labels: { big: 'x'.repeat(2000) } })
   const burst = () => {

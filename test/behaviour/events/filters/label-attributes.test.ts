@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { enc } from '../support/helpers'
+import { createDockside, type Dockside } from '../../../../src/index'
+import { enc } from '../../../support/helpers'
 
 // Docker's `label` event filter matches the event's Actor.Attributes (the daemon's matchLabels(ev.Actor.Attributes)):
 // the labels with the built-in attributes written over them. So `name=clash` matches the container named clash, and

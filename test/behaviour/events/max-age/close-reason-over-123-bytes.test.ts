@@ -3,11 +3,11 @@
 // `POST /_dockside/clock/advance` answered 400 with ws's own wording and stopped halfway, the journal said the socket
 // was closed but it stayed open; under the auto and real clocks the throw escaped from a host timer callback.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideOptions } from '../../src/index'
-import { clampCloseReason } from '../../src/protocol/socket-hub'
-import { interceptWay } from '../support/intercept-way'
-import type { WayIn } from '../support/way-in'
-import { probeWithWs } from '../support/ws-probe'
+import { createDockside, type Dockside, type DocksideOptions } from '../../../../src/index'
+import { clampCloseReason } from '../../../../src/protocol/socket-hub'
+import { interceptWay } from '../../../support/intercept-way'
+import type { WayIn } from '../../../support/way-in'
+import { probeWithWs } from '../../../support/ws-probe'
 
 const fakes: Dockside[] = []
 afterEach(async () => {

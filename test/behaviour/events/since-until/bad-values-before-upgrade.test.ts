@@ -3,12 +3,12 @@
 // `since`/`until` is now a JSON 400 before the upgrade (and before the 200 of Docker's GET /events), leaving nothing.
 import WebSocket from 'ws'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import type { Protocol } from '../../src/protocol/router'
-import { serve } from '../../src/transports/server/serve'
-import { interceptWay } from '../support/intercept-way'
-import { probeWithWs } from '../support/ws-probe'
-import type { WayIn } from '../support/way-in'
+import { createDockside } from '../../../../src/index'
+import type { Protocol } from '../../../../src/protocol/router'
+import { serve } from '../../../../src/transports/server/serve'
+import { interceptWay } from '../../../support/intercept-way'
+import { probeWithWs } from '../../../support/ws-probe'
+import type { WayIn } from '../../../support/way-in'
 
 const serverWay: WayIn = {
   name: 'server',
@@ -54,7 +54,7 @@ describe.each([serverWay, interceptWay])('bad since/until are refused before the
         expect(probe.status, `${name}=${value}`).toBe(400)
         if (probe.body !== undefined) expect(JSON.parse(probe.body).message).toMatch(new RegExp(`^Invalid "${name}" .*from -9223372036 \\(year 1677\\) to 253402300799`))
         // A time Go's parseTimestamp reads but the fake cannot hold (before 1677, after 9999) is taken on Docker's route,
-        // as the nearest the fake holds (events-hunt-time-bounds.test.ts); the stream it opens would not end here.
+        // as the nearest the fake holds (before-the-epoch.test.ts); the stream it opens would not end here.
         if (!goError) continue
         const res = await h.fetch(`/events${query}`)
         expect(res.status, `GET /events ${name}=${value}`).toBe(500)

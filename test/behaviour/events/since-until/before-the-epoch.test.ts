@@ -3,12 +3,13 @@
 // answered 400 ("from 0 to 253402300799"). Now it takes seconds from -9223372036 (1677, the first its int64
 // nanoseconds hold). (`until` stays PROTOCOL.md's "stop at until": an `until` at or before the epoch replays nothing,
 // where the Engine replays everything; see the closing note of 2026-11-24.)
+// Found by the events hunt (was test/regressions/events-hunt-time-bounds.test.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createDockside, formatTimestamp, type Dockside, type DocksideServer } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
-import { eventNames } from '../support/helpers'
+import { createDockside, formatTimestamp, type Dockside, type DocksideServer } from '../../../../src/index'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
+import { eventNames } from '../../../support/helpers'
 
 const skipCli = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm), or a static client from download.docker.com')
 

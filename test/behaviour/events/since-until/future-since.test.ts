@@ -3,10 +3,11 @@
 // SubscribeTopic subscribes with the filter alone; daemon/server/router/system/system_routes.go, getEvents encodes each
 // live event without looking at `since`). The fake does the same on both endpoints and every way in, byte for byte, and
 // the delivery report owes what it sends.
+// Found by the second events hunt (was test/regressions/events-hunt-2-future-since.test.ts).
 import { describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { openEvents } from '../support/helpers'
-import { readToEnd, streamWays } from '../support/stream-ways'
+import { createDockside } from '../../../../src/index'
+import { openEvents } from '../../../support/helpers'
+import { readToEnd, streamWays } from '../../../support/stream-ways'
 
 /** The clock's start, 2026-01-01T00:00:00Z, in Unix seconds. */
 const START = 1767225600

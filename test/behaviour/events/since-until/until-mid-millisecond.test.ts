@@ -6,8 +6,8 @@
 // the one after is not, and the report owes exactly what was sent. Checked over the events websocket and Docker's
 // GET /events, on the real server and in process.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { readToEnd, streamWays as ways } from '../support/stream-ways'
+import { createDockside } from '../../../../src/index'
+import { readToEnd, streamWays as ways } from '../../../support/stream-ways'
 
 const closers: (() => Promise<void>)[] = []
 afterEach(async () => {

@@ -3,13 +3,14 @@
 // advanced (the until timer had no delay, and a virtual clock fires nothing until it moves). Docker ends at once (the
 // daemon waits `until - now`, zero here), after the matching events with time <= until. An `until` in the past
 // already did that; the boundary now does too, in seconds and in nanosecond form. Checked with fetch, node:http and
-// the global WebSocket, against a real port and in process (the MSW way: events-stream-msw.test.ts).
+// the global WebSocket, against a real port and in process (the MSW way:
+// test/ways-in/msw/events-stream-ends.test.ts).
 import * as http from 'node:http'
 import * as https from 'node:https'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { probeWithGlobalWs } from '../support/global-ws-probe'
-import { streamWays as ways } from '../support/stream-ways'
+import { createDockside } from '../../../../src/index'
+import { probeWithGlobalWs } from '../../../support/global-ws-probe'
+import { streamWays as ways } from '../../../support/stream-ways'
 
 
 /** The whole body of `GET url` read with node:http (https in process), as dockerode reads a stream. */

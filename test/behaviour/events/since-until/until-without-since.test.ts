@@ -9,10 +9,10 @@
 import Docker from 'dockerode'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
-import { eventNames } from '../support/helpers'
+import { createDockside, type Dockside, type DocksideServer } from '../../../../src/index'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
+import { eventNames } from '../../../support/helpers'
 
 /** The fake's clock start, 2026-01-01T00:00:00Z, in Unix seconds. */
 const START = Date.UTC(2026, 0, 1) / 1000

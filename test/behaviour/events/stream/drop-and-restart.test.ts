@@ -5,9 +5,10 @@
 // waiting for an event rejects the read with the drop's reason, a restart is in the delivery report and leaves no
 // subscription or timer behind before the client reads the end, the lines queued before a restart are sent even when
 // a close fault was due, and the exact maxBacklog boundary.
+// Found by mutation testing of src/protocol/events-stream.ts (was test/regressions/mutation-events-stream.test.ts).
 import { describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { TransportReset } from '../../src/protocol/types'
+import { createDockside, type Dockside } from '../../../../src/index'
+import { TransportReset } from '../../../../src/protocol/types'
 
 const DROPPED = 'events stream dropped: the connection was reset with no clean end'
 const RESTART = 'server restarting for maintenance; reconnect to continue'

@@ -4,13 +4,13 @@
 // says the server closes the connection on a restart for maintenance. Now a restart or a close ends the stream cleanly
 // (as a daemon restart ends the HTTP response), after the lines already queued; a drop cuts it with no clean end (a
 // reset, as a crashed server's); every count includes the streams. Checked with fetch and node:http clients, against a
-// real port and in process (the MSW way: events-stream-msw.test.ts).
+// real port and in process (the MSW way: test/ways-in/msw/events-stream-ends.test.ts).
 import * as http from 'node:http'
 import * as https from 'node:https'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { probeWithGlobalWs } from '../support/global-ws-probe'
-import { readToEnd, streamWays as ways, type StreamOutcome as Outcome } from '../support/stream-ways'
+import { createDockside, type Dockside } from '../../../../src/index'
+import { probeWithGlobalWs } from '../../../support/global-ws-probe'
+import { readToEnd, streamWays as ways, type StreamOutcome as Outcome } from '../../../support/stream-ways'
 
 /** `GET url` with fetch, read to its end in the background; resolves once the headers are in. */
 async function fetchStream(url: string) {

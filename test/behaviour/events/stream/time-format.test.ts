@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside } from '../../../../src/index'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 // `timeFormat: 'float'` writes the spec sample's notation on the events websocket. Docker's `GET /events` is Docker's
 // own endpoint: its clients decode `time` and `timeNano` as int64, so it always writes integers (a float there made

@@ -7,10 +7,11 @@
 // - Go's encoder (the real service's) writes `<`, `>`, `&`, U+2028 and U+2029 as \u escapes; the frame now has the
 //   same bytes.
 // - `Upgrade: h2c` (curl --http2) got a 400 on every route: a server may ignore an upgrade it does not support.
+// Found by a review of events against the spec and PROTOCOL.md (was test/regressions/events-review-edges.test.ts).
 import { execFile } from 'node:child_process'
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { openEvents } from '../support/helpers'
+import { createDockside, type Dockside } from '../../../../src/index'
+import { openEvents } from '../../../support/helpers'
 
 const open: Dockside[] = []
 afterEach(async () => {

@@ -1,7 +1,7 @@
 // Regressions found by the fidelity audit: handshake refusals that `ws` answered as text/html.
 import net from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
+import { createDockside } from '../../../../src/index'
 
 const closers: (() => Promise<void>)[] = []
 afterEach(async () => {

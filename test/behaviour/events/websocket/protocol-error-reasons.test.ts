@@ -6,7 +6,7 @@
 import net from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 const open: Dockside[] = []
 afterEach(async () => {

@@ -2,7 +2,7 @@
 // `X-Dockside-Client` header: `POST /images/app/push?tag=1&client=bill` did not match `{ match: { client: 'bill' } }`.
 // Over a real socket.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 let fake: Dockside | undefined
 afterEach(async () => {

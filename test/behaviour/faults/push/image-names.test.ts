@@ -4,9 +4,9 @@
 // `match.route` is the request path as sent (docs/faults.md), so it is left as it is: a rule naming the CLI's path
 // (`/images/docker.io/library/nginx/push`) fires on the CLI's push, `/images/nginx/push` on a client sending that path.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer, type FaultMatch } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer, type FaultMatch } from '../../../../src/index'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 const skip = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm)')
 

@@ -5,8 +5,8 @@
 // its credentials, refused before it began) takes the firing back: `fault.missed` in the journal, `fired` 0, the rule
 // pending, and its use left for the next push. Driven over a real socket, as a client pushes.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside, type FaultRule } from '../../src/index'
-import { drainWithClock, registryAuth } from '../support/helpers'
+import { createDockside, type Dockside, type FaultRule } from '../../../../src/index'
+import { drainWithClock, registryAuth } from '../../../support/helpers'
 
 const fakes: Dockside[] = []
 afterEach(async () => {

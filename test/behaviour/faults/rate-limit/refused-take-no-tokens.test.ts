@@ -1,9 +1,10 @@
 // Rate limits set over the admin API, driven over real HTTP (docs/faults.md: "Refused requests do not consume tokens",
 // "a retry at Retry-After succeeds"). Found by the admin hunt: with two rules, a request the second refused used the
 // first one's tokens, so the retry the 429 promised met the first rule's 429.
+// Found by the admin API hunt (was test/unit/admin-hunt-rate-limit.test.ts).
 import { expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { jsonCaller } from '../support/helpers'
+import { createDockside } from '../../../../src/index'
+import { jsonCaller } from '../../../support/helpers'
 
 it('a request one rule refuses takes no token from the others: a retry at its Retry-After passes', async () => {
   await using fake = createDockside({ clock: { mode: 'virtual' } })

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { createService } from '../../src/core/service'
+import { createService } from '../../../../src/core/service'
 
 // Regression: without the schema (the core's createService, no check injected) a rate limit with no window or a
 // window that is not a duration failed with toMs's bare `Invalid duration undefined: ...` RangeError, naming neither

@@ -74,7 +74,7 @@ test('scenario files (dockside validate, dockside serve) refuse an over-long dur
 })
 
 test('without the schema (the core alone) a rule duration that is not one is named by its path too', async () => {
-  const { createService } = await import('../../src/core/service')
+  const { createService } = await import('../../../../src/core/service')
   const svc = createService()
   expect(() => svc.faults.add({ on: 'events', drop: true, afterTime: 'soon' })).toThrow(/^afterTime: must be a duration: milliseconds or a string like "250ms", "5s", "2m", "1h30m", from 0 to 3153600000000 ms \(100 years\)$/)
   expect(() => svc.faults.add({ on: 'events', latency: { connect: Infinity } })).toThrow(refusal('latency.connect', 'Infinity'))

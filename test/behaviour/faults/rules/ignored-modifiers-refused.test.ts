@@ -3,8 +3,9 @@
 // first line instead of failing after two layers; `afterMessages` on a `reply` or a `stall`, `afterLayer` on an events
 // `drop`, `afterMessages` on a push `error` (it struck at once) and `retryAfter` on a `close` were the same. Each is now a
 // 400 naming the field and the actions that read it, and the plan is left as it was.
+// Found by the faults hunt (was test/regressions/faults-hunt-ignored-modifiers.test.ts).
 import { expect, it } from 'vitest'
-import { createDockside, InvalidInputError } from '../../src/index'
+import { createDockside, InvalidInputError } from '../../../../src/index'
 
 it.each([
   [{ on: 'push', reply: 500, afterLayer: 2 }, 'afterLayer: is read only by "error", "reset", "truncate", "stall", "unreachable" on "push", and this rule\'s action is "reply" on "push", so it would be ignored; drop "afterLayer"'],

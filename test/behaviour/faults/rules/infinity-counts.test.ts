@@ -4,7 +4,7 @@
 // `toJSON()` as `times: null`, which does not pass back to `add()` as the same rule. Now the others are a 400 naming
 // the field, and `toJSON()` writes `"always"`.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 let fake: Dockside | undefined
 afterEach(async () => {

@@ -3,7 +3,7 @@
 // "match":{"container":"x"}}` answered 201, and pushes went through as if no rule existed. It is now refused naming the
 // field and the fields that apply.
 import { expect, it } from 'vitest'
-import { createDockside, InvalidInputError } from '../../src/index'
+import { createDockside, InvalidInputError } from '../../../../src/index'
 
 it.each([
   ['push', { container: 'x' }, 'match.container: does not apply to "push" (a push has no container, filters or reconnects), so the rule could never fire; match fields on "push": route, image, client'],

@@ -1,9 +1,10 @@
 // Regression: a `refuse` rule with its own status answered that status with the 503's text: `{"on":"events","refuse":1,
 // "reply":429}` refused the reconnect with 429 and `{"message":"service unavailable: reconnect refused (injected
 // fault)"}`, a body that contradicts its status. The message now names the status it goes with.
+// Found by the faults hunt (was test/regressions/faults-hunt-refuse-message.test.ts).
 import { expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createDockside } from '../../src/index'
+import { createDockside } from '../../../../src/index'
 
 /** A ws client's attempt: the refusal's status, Retry-After and body, or 'open'. */
 function attempt(url: string): Promise<{ status: number; retryAfter?: string; body: string } | 'open'> {

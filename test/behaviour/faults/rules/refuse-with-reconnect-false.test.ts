@@ -1,9 +1,10 @@
 // Fault rules with contradictory fields, sent to the admin API over real HTTP (docs/faults.md: `refuse: N` refuses the
 // next N reconnects, first connects pass). Found by the admin hunt: `match.reconnect: false` beside `refuse` was
 // accepted and won, so the rule refused first connects and let every reconnect by.
+// Found by the admin API hunt (was test/unit/admin-hunt-faults.test.ts).
 import { expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { jsonCaller } from '../support/helpers'
+import { createDockside } from '../../../../src/index'
+import { jsonCaller } from '../../../support/helpers'
 
 it('"refuse" with match.reconnect false is refused, naming the field and the rule that refuses first connects', async () => {
   await using fake = createDockside({ clock: { mode: 'virtual' } })

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest'
 import { createDockside } from 'dockside'
-import { shiftWindow } from '../../src/faults/rule'
+import { shiftWindow } from '../../../../src/faults/rule'
 
 // Regression: a storyboard posted with ?from=now moves its faults' `from`/`until` by the time elapsed. `until: "36500d"`
 // (exactly the 100-year maximum) posted 1 s into the run became 3153601000000 ms, past the maximum: the rule was added,

@@ -1,8 +1,8 @@
 // Regression found by the fidelity audit: the daemon decodes X-Registry-Auth with Go's encoding/json,
 // which matches keys case-insensitively; the fake ignored {"Username":...,"Password":...}.
 import { describe, expect, it } from 'vitest'
-import { decodeRegistryAuth } from '../../src/index'
-import { authorize } from '../../src/service/auth'
+import { decodeRegistryAuth } from '../../../../src/index'
+import { authorize } from '../../../../src/service/auth'
 
 const header = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64')
 

@@ -6,11 +6,12 @@
 // - With no username and password at all, the daemon's basic-auth handler refuses before it asks the registry
 //   (docker/distribution's ErrNoBasicAuthCredentials): `docker push` prints `no basic auth credentials`, as it does
 //   against any private registry before `docker login`. The fake printed the registry's 401 for wrong credentials.
+// Found by the push hunt (was test/regressions/push-hunt-registry-auth.test.ts).
 import Docker from 'dockerode'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer } from '../../../../src/index'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 const skipCli = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm), or a static client from download.docker.com')
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { createDockside, decodeRegistryAuth } from '../../src/index'
-import { authConfigFrom, authorize, maskAuth } from '../../src/service/auth'
-import { formatEntry } from '../../src/cli/format'
+import { createDockside, decodeRegistryAuth } from '../../../../src/index'
+import { authConfigFrom, authorize, maskAuth } from '../../../../src/service/auth'
+import { formatEntry } from '../../../../src/cli/format'
 
 // A password whose base64 holds '+' and '/' in the standard alphabet (and '-' and '_' in the URL one).
 const creds = { username: 'alice', password: 'p>>>w?~?~???', serveraddress: 'localhost:5000' }

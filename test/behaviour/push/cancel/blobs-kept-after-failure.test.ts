@@ -7,9 +7,9 @@
 // (cut in half by `truncate`, or not reached before `afterBytes`) is not stored, and the tag still appears only when
 // the whole push of that tag completed.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer, type FaultRule } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer, type FaultRule } from '../../../../src/index'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 const skip = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm)')
 

@@ -5,7 +5,7 @@
 // the disconnect, on the server and in process.
 import net from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 const REPS = 200
 // 200 repetitions take 3-5 s on an idle 2-core machine and 20-40 s when it is shared: a bound for a hang, not a timing.

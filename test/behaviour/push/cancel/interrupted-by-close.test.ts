@@ -5,7 +5,7 @@
 // - a dribbled push (a `dribble` fault) under a reset or close ended silently on every way in.
 // Each now ends with the push's error line, and nothing is committed.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 const fakes: Dockside[] = []
 afterEach(async () => {

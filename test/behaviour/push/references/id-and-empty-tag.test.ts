@@ -4,10 +4,10 @@
 // `POST /images/localhost:5000/team/app:/push` (an empty tag) pushed every tag where the daemon's reference parser
 // refuses it: "invalid reference format".
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import type { Image } from '../../src/service/images'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer } from '../../../../src/index'
+import type { Image } from '../../../../src/service/images'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 let fake: Dockside
 let server: DocksideServer

@@ -1,8 +1,9 @@
 // Mutation testing (docs/testing.md) of src/service/push.ts: a push that names an image by its id (`sha256:<hex>`) is
 // Docker's 404 with a hint to tag it first, through the route and through a scenario's push step alike.
+// Found by mutation testing of src/service/push.ts (was test/regressions/mutation-push.test.ts).
 import { describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import type { ProtoRequest } from '../../src/protocol/types'
+import { createDockside } from '../../../../src/index'
+import type { ProtoRequest } from '../../../../src/protocol/types'
 
 const post = (url: string): ProtoRequest => ({ method: 'POST', url, headers: {}, signal: new AbortController().signal, body: async () => '' })
 

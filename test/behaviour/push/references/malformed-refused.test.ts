@@ -1,7 +1,7 @@
 // Regression found by the fidelity audit: malformed push references answered 404 "No such image"
 // (or, for a digest, silently pushed every tag) where the daemon refuses them with a 400.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
+import { createDockside } from '../../../../src/index'
 
 const closers: (() => Promise<void>)[] = []
 afterEach(async () => {

@@ -4,7 +4,7 @@
 // wins (the daemon's reference.WithTag replaces the name's tag), for what is pushed, reported, journaled and matched.
 import Docker from 'dockerode'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
+import { createDockside, type Dockside, type DocksideServer } from '../../../../src/index'
 
 type Line = { status?: string; error?: string; aux?: { Tag: string } }
 

@@ -2,11 +2,12 @@
 // created. The daemon pushes them in its reference store's order, sorted by name (reference/store.go's
 // ReferencesByName sorts with lexicalAssociations; the containerd store lists images by name too): `1.0`, `2.0`,
 // `latest`. Its digest lines and aux lines come in that order.
+// Found by the push hunt (was test/regressions/push-hunt-all-tags-order.test.ts).
 import Docker from 'dockerode'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer } from '../../src/index'
-import { hasCommand, skipUnless } from '../clients/support/clients'
-import { dockerCli } from '../clients/support/docker-cli'
+import { createDockside, type Dockside, type DocksideServer } from '../../../../src/index'
+import { hasCommand, skipUnless } from '../../../clients/support/clients'
+import { dockerCli } from '../../../clients/support/docker-cli'
 
 const skipCli = skipUnless(hasCommand('docker'), 'the docker CLI', 'apt-get install docker-cli (Debian trixie+) or docker.io (bookworm), or a static client from download.docker.com')
 

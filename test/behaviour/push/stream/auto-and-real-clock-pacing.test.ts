@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createDockside, type ClockMode } from '../../src/index'
+import { createDockside, type ClockMode } from '../../../../src/index'
 
 /** Pushes one image through a real server with plain `fetch`, as a client that never touches the clock. */
 async function pushThroughServer(mode: ClockMode, layers: number[]) {

@@ -3,7 +3,7 @@
 // The ticks the clock skips to in one turn now go out together, in chunks of up to 64 KiB: the same lines, byte for
 // byte, the same clock times, on every way in.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 const TEN_GB = [2e9, 2e9, 2e9, 2e9, 2e9]
 const PUSH = '/images/localhost:5000/big/push?tag=1'

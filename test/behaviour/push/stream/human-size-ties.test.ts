@@ -2,8 +2,9 @@
 // go-units' HumanSize, `%.4g`, and Go's strconv rounds an exact tie to even: 10125 bytes (10.125 kB, exact in binary) is
 // `10.12kB`, 100250 is `100.2kB`, 1062500 is `1.062MB`; toPrecision(4) rounds the tie up (`10.13kB`). A tie after an
 // odd digit (12375 bytes) rounds up in both.
+// Found by the push hunt (was test/regressions/push-hunt-human-size-ties.test.ts).
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 let fake: Dockside | undefined
 afterEach(() => fake?.close())

@@ -3,7 +3,7 @@
 // with only a `timeline.error` in the journal (the rule the scenario promised never came). Now the id is held:
 // automatic ids skip it, and choosing it is refused naming the step.
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, InvalidInputError, type Dockside } from '../../src/index'
+import { createDockside, InvalidInputError, type Dockside } from '../../../../src/index'
 
 const open: Dockside[] = []
 afterEach(async () => {

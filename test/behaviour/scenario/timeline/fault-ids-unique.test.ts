@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createDockside, ScenarioError, validateScenario, type Scenario } from 'dockside'
-import { cliEntry, ensureBuilt, root } from '../support/cli'
+import { cliEntry, ensureBuilt, root } from '../../../support/cli'
 
 const UNIQUE = 'fault rule ids are unique (leave "id" out for a fresh one)'
 

@@ -3,7 +3,7 @@
 // the fake stores as `nginx`. The step now resolves names as the push route does (familiarName), and push fault rules
 // match it as they match the route's push.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type Scenario } from '../../src/index'
+import { createDockside, type Dockside, type Scenario } from '../../../../src/index'
 
 const fakes: Dockside[] = []
 afterEach(async () => {

@@ -6,7 +6,7 @@
 // ones after it either.
 import { expect, test } from 'vitest'
 import { createDockside, type Dockside } from 'dockside'
-import type { HostTimers } from '../../src/time/clock'
+import type { HostTimers } from '../../../../src/time/clock'
 
 const START = Date.parse('2026-01-01T00:00:00Z')
 const storyboard = {

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises'
 import { afterEach, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { createDockside, type Dockside, type Scenario } from '../../src/index'
+import { createDockside, type Dockside, type Scenario } from '../../../../src/index'
 
 const open: Dockside[] = []
 afterEach(async () => {
@@ -39,7 +39,7 @@ it.each([
 })
 
 it('examples/chaos-reconnect.yaml: its stop and start at 2s run in file order on a wall-driven clock', async () => {
-  const scenario = parse(await readFile(new URL('../../examples/chaos-reconnect.yaml', import.meta.url), 'utf8')) as Scenario
+  const scenario = parse(await readFile(new URL('../../../../examples/chaos-reconnect.yaml', import.meta.url), 'utf8')) as Scenario
   const atTwo = scenario.timeline!.filter((s) => s.at === '2s')
   expect(atTwo.map((s) => Object.keys(s).find((k) => k === 'start' || k === 'stop'))).toEqual(['stop', 'start'])
   const fake = createDockside({ seed: 1, clock: { mode: 'real', speed: 100 }, scenario: { ...scenario, timeline: atTwo } })

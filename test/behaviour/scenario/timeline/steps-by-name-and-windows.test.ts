@@ -4,8 +4,9 @@
 //   of a container that does not exist, were journaled as successes too. `remove: db` could remove a container whose
 //   id starts with "db".
 // - A fault window applied from now once the clock was past 100 years was clamped into the past: always on.
+// Found by a review of scenarios and the admin API (was test/regressions/scenario-review-edges.test.ts).
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 const open: Dockside[] = []
 afterEach(async () => {

@@ -2,11 +2,12 @@
 // options (`keep-alive, close`, `close, TE`) is one the server answers `connection: close` and closes, as node:http
 // reads the header's tokens. In process only a header of exactly `close` counted: fetch read `connection: keep-alive`
 // and `keep-alive: timeout=5`, and node:http failed with `socket hang up`.
+// Found by the in-process hunt (was test/regressions/inprocess-hunt-connection-close-token.test.ts).
 import http from 'node:http'
 import https from 'node:https'
 import { expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { reach } from '../support/helpers'
+import { createDockside } from '../../../../src/index'
+import { reach } from '../../../support/helpers'
 
 /** The connection headers a client reads (or how it failed), for one Connection header sent. */
 async function connectionOf(base: string, connection: string): Promise<{ fetch: (string | null)[]; http: string[] | string }> {

@@ -11,7 +11,7 @@
 // 5. fetch with a header undici's client refuses (transfer-encoding, keep-alive, upgrade, expect, a bad content-length
 //    or connection) reached the fake in process: a client bug that passed there failed against the server.
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 const open: (() => unknown)[] = []
 afterEach(async () => {

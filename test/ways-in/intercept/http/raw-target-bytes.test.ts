@@ -3,11 +3,12 @@
 // refuses a target with a byte of 0x7f or more: a 400 whose JSON names HPE_INVALID_URL, and the fake never sees it.
 // In process the same request failed with `socket hang up` (the interceptor under nock could not parse its bytes and
 // let it go).
+// Found by the in-process hunt (was test/regressions/inprocess-hunt-raw-target-bytes.test.ts).
 import http from 'node:http'
 import https from 'node:https'
 import { expect, it } from 'vitest'
-import { createDockside } from '../../src/index'
-import { reach } from '../support/helpers'
+import { createDockside } from '../../../../src/index'
+import { reach } from '../../../support/helpers'
 
 interface Seen {
   status: number | undefined

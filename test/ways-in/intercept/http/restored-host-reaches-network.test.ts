@@ -2,7 +2,7 @@ import { createServer, get } from 'node:http'
 import { get as getHttps } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside } from '../../../../src/index'
 
 // Regression: nock keeps a host's entry after its interceptors are removed. With another install still active (so
 // nock stays on), a node:http request to a host whose install was restored got nock's 501 "No match" instead of

@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
-import { InProcessWebSocket } from '../../src/transports/intercept/index'
+import { createDockside, type Dockside } from '../../../../src/index'
+import { InProcessWebSocket } from '../../../../src/transports/intercept/index'
 
 // Regression: close() on an in-process WebSocket still CONNECTING fired `error` and `close` twice when the
 // fake's answer (accept or refusal) arrived before the close's own 4 ms failure: the second run reset the

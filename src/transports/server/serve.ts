@@ -5,13 +5,14 @@ import type * as Ws from 'ws'
 import type { WebSocket } from 'ws'
 import type { AccessOptions, Served } from '../../protocol/guard'
 import { errorResponse, jsonError } from '../../protocol/http'
-import { BodyTooLargeError, EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE, PROTOCOL_ERROR_REASONS } from '../../protocol/limits'
+import { EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE, PROTOCOL_ERROR_REASONS } from '../../protocol/limits'
 import { SHUTDOWN_REASON } from '../../service/close-code'
 import type { Protocol } from '../../protocol/router'
 import { chooseSubprotocol } from '../../protocol/subprotocol'
+import { handshakeProblem, missingHost, toProtoRequest } from './request'
 import { invalidMethodAnswer, methodOfPacket, parserErrorMessage } from '../methods'
 import { hostClearTimeout, hostNextTick, hostSetImmediate, hostSetTimeout } from '../../runtime/host-timers'
-import { SERVER_SHUTDOWN, type ProtoRequest, type ProtoResponse, type SocketSession, type SocketSink, type UpgradeResult } from '../../protocol/types'
+import { SERVER_SHUTDOWN, type ProtoResponse, type SocketSession, type SocketSink, type UpgradeResult } from '../../protocol/types'
 
 // getBuiltinModule avoids the cost of a static ESM import of a built-in at start-up (the import reads every export).
 const http = process.getBuiltinModule('node:http') as typeof Http
@@ -214,7 +215,6 @@ export interface RunningServer {
 }
 
 
-const WS_KEY = /^[+/0-9A-Za-z]{22}==$/
 /**
  * node:http options of both servers. An `Upgrade` other than websocket (`curl --http2` sends `Upgrade: h2c`) is served
  * as the plain request it also is (RFC 9110, section 7.8: a server may ignore an upgrade it does not support), as the
@@ -228,87 +228,6 @@ const serverOptions = {
 
 /** How long a client that is not reading gets to take a close frame before its TCP connection is ended. */
 const CLOSE_GRACE_MS = 1000
-
-/**
- * The framing checks of the websocket handshake that `ws` makes (it would answer them as text/html),
- * answered as the protocol's JSON refusals. What the request asks for (path, method, filters) is the protocol's.
- */
-function handshakeProblem(req: Http.IncomingMessage): ProtoResponse & { body: string } | undefined {
-  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return jsonError(400, `Invalid Upgrade header ${JSON.stringify(req.headers.upgrade)}: expected "Upgrade: websocket".`)
-  const key = req.headers['sec-websocket-key']
-  if (key === undefined || !WS_KEY.test(key)) return jsonError(400, 'Missing or invalid Sec-WebSocket-Key header: expected 16 random bytes in base64 (RFC 6455).')
-  const version = req.headers['sec-websocket-version']
-  if (version !== '13' && version !== '8') {
-    return jsonError(400, `Missing or unsupported Sec-WebSocket-Version ${JSON.stringify(version)}: this server speaks 13 (RFC 6455).`, { 'sec-websocket-version': '13, 8' })
-  }
-  return undefined
-}
-
-/**
- * HTTP/1.1 requires a Host header (RFC 9112, section 3.2): without one, a JSON 400 (node's own answer has no body).
- * HTTP/1.0 predates Host and is served without it.
- */
-function missingHost(req: Http.IncomingMessage): (ProtoResponse & { body: string }) | undefined {
-  if (req.headers.host !== undefined || req.httpVersion === '1.0') return undefined
-  return jsonError(400, `Missing Host header: HTTP/${req.httpVersion} requires one (RFC 9112, section 3.2); send e.g. "Host: 127.0.0.1:2375".`)
-}
-
-/**
- * The request's headers as one string each: node's own object when it has no list (node joins repeated headers
- * itself, all but `set-cookie`), else a copy with the lists joined. Nothing downstream writes to it.
- */
-function headersOf(req: Http.IncomingMessage): Record<string, string | undefined> {
-  const raw = req.headers
-  for (const k in raw) {
-    if (typeof raw[k] === 'string') continue
-    const headers: Record<string, string | undefined> = {}
-    for (const [key, v] of Object.entries(raw)) headers[key] = Array.isArray(v) ? v.join(', ') : v
-    return headers
-  }
-  return raw as Record<string, string | undefined>
-}
-
-/**
- * The path and query of a request target. A server must accept the absolute form too (`GET http://host/_ping`,
- * RFC 9112, section 3.2.2), which node:http passes on as it came.
- */
-function originForm(url: string): string {
-  if (url.startsWith('/')) return url
-  const m = /^https?:\/\/[^/?#]*/i.exec(url)
-  if (!m) return url
-  const rest = url.slice(m[0].length)
-  return rest.startsWith('/') ? rest : `/${rest}`
-}
-
-function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal, served: Served | undefined): ProtoRequest {
-  const headers = headersOf(req)
-  let body: Promise<string> | undefined
-  return {
-    method: req.method ?? 'GET',
-    url: originForm(req.url ?? '/'),
-    headers,
-    signal,
-    remoteAddress: req.socket.remoteAddress,
-    served,
-    body: (max = Infinity) =>
-      (body ??= new Promise<string>((resolve, reject) => {
-        if (Number(req.headers['content-length']) > max) return reject(new BodyTooLargeError(max))
-        let chunks: Buffer[] = []
-        let size = 0
-        const onData = (c: Buffer) => {
-          size += c.length
-          if (size <= max) return void chunks.push(c)
-          // Stop buffering at the cap; what follows is read and dropped until the 413 is out and the connection closes.
-          chunks = []
-          req.off('data', onData)
-          reject(new BodyTooLargeError(max))
-        }
-        req.on('data', onData)
-        req.on('end', () => size <= max && resolve(Buffer.concat(chunks).toString('utf8')))
-        req.on('error', reject)
-      })),
-  }
-}
 
 /**
  * A header value past ASCII (an override's `café`): node:http writes the head as Latin-1 bytes (what clients read it

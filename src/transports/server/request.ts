@@ -1,0 +1,88 @@
+// The request side of the real server (serve.ts): what a node:http request is to the protocol (its headers joined,
+// its target in origin form, its body read up to a cap), and the handshake and Host checks the server answers itself.
+import type * as Http from 'node:http'
+import { jsonError } from '../../protocol/http'
+import { BodyTooLargeError } from '../../protocol/limits'
+import type { ProtoRequest, ProtoResponse, Served } from '../../protocol/types'
+
+const WS_KEY = /^[+/0-9A-Za-z]{22}==$/
+/**
+ * The framing checks of the websocket handshake that `ws` makes (it would answer them as text/html),
+ * answered as the protocol's JSON refusals. What the request asks for (path, method, filters) is the protocol's.
+ */
+export function handshakeProblem(req: Http.IncomingMessage): ProtoResponse & { body: string } | undefined {
+  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return jsonError(400, `Invalid Upgrade header ${JSON.stringify(req.headers.upgrade)}: expected "Upgrade: websocket".`)
+  const key = req.headers['sec-websocket-key']
+  if (key === undefined || !WS_KEY.test(key)) return jsonError(400, 'Missing or invalid Sec-WebSocket-Key header: expected 16 random bytes in base64 (RFC 6455).')
+  const version = req.headers['sec-websocket-version']
+  if (version !== '13' && version !== '8') {
+    return jsonError(400, `Missing or unsupported Sec-WebSocket-Version ${JSON.stringify(version)}: this server speaks 13 (RFC 6455).`, { 'sec-websocket-version': '13, 8' })
+  }
+  return undefined
+}
+
+/**
+ * HTTP/1.1 requires a Host header (RFC 9112, section 3.2): without one, a JSON 400 (node's own answer has no body).
+ * HTTP/1.0 predates Host and is served without it.
+ */
+export function missingHost(req: Http.IncomingMessage): (ProtoResponse & { body: string }) | undefined {
+  if (req.headers.host !== undefined || req.httpVersion === '1.0') return undefined
+  return jsonError(400, `Missing Host header: HTTP/${req.httpVersion} requires one (RFC 9112, section 3.2); send e.g. "Host: 127.0.0.1:2375".`)
+}
+
+/**
+ * The request's headers as one string each: node's own object when it has no list (node joins repeated headers
+ * itself, all but `set-cookie`), else a copy with the lists joined. Nothing downstream writes to it.
+ */
+function headersOf(req: Http.IncomingMessage): Record<string, string | undefined> {
+  const raw = req.headers
+  for (const k in raw) {
+    if (typeof raw[k] === 'string') continue
+    const headers: Record<string, string | undefined> = {}
+    for (const [key, v] of Object.entries(raw)) headers[key] = Array.isArray(v) ? v.join(', ') : v
+    return headers
+  }
+  return raw as Record<string, string | undefined>
+}
+
+/**
+ * The path and query of a request target. A server must accept the absolute form too (`GET http://host/_ping`,
+ * RFC 9112, section 3.2.2), which node:http passes on as it came.
+ */
+function originForm(url: string): string {
+  if (url.startsWith('/')) return url
+  const m = /^https?:\/\/[^/?#]*/i.exec(url)
+  if (!m) return url
+  const rest = url.slice(m[0].length)
+  return rest.startsWith('/') ? rest : `/${rest}`
+}
+
+export function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal, served: Served | undefined): ProtoRequest {
+  const headers = headersOf(req)
+  let body: Promise<string> | undefined
+  return {
+    method: req.method ?? 'GET',
+    url: originForm(req.url ?? '/'),
+    headers,
+    signal,
+    remoteAddress: req.socket.remoteAddress,
+    served,
+    body: (max = Infinity) =>
+      (body ??= new Promise<string>((resolve, reject) => {
+        if (Number(req.headers['content-length']) > max) return reject(new BodyTooLargeError(max))
+        let chunks: Buffer[] = []
+        let size = 0
+        const onData = (c: Buffer) => {
+          size += c.length
+          if (size <= max) return void chunks.push(c)
+          // Stop buffering at the cap; what follows is read and dropped until the 413 is out and the connection closes.
+          chunks = []
+          req.off('data', onData)
+          reject(new BodyTooLargeError(max))
+        }
+        req.on('data', onData)
+        req.on('end', () => size <= max && resolve(Buffer.concat(chunks).toString('utf8')))
+        req.on('error', reject)
+      })),
+  }
+}

@@ -38,7 +38,12 @@ function urlFor(o: ClientOptions, last: bigint | undefined) {
   return `${o.url}/events/ws?client=${encodeURIComponent(o.id)}${o.resume && next !== undefined ? `&since=${dockerTime(next)}` : ''}`
 }
 
-/** A hand-written client: `ws`, exponential backoff, honours Retry-After, resumes with `since`. */
+/**
+ * A hand-written client: `ws`, exponential backoff, resumes with `since`. It does not wait out a refusal's Retry-After
+ * in real time: Retry-After counts seconds of the fake's clock, which a test on the virtual clock moves itself (its
+ * `gate` holds the retry until it has). A client of yours that waits on timers can be handed the fake's
+ * `clock.sleep` instead (docs/api.md).
+ */
 export function handwrittenClient(o: ClientOptions): EventsClient {
   const frames: string[] = []
   let last: bigint | undefined
@@ -46,14 +51,10 @@ export function handwrittenClient(o: ClientOptions): EventsClient {
   let failures = 0
   let ws: WebSocket | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
-  let retryAfter: number | undefined
-  const retry = (retryAfterSeconds?: number) => {
+  const retry = () => {
     if (stopped) return
     // Real-time backoff, kept tiny for tests: 1, 2, 4 ... 16 ms (a real client would use seconds).
     const backoff = Math.min(16, 2 ** failures++)
-    // Retry-After is in seconds of the fake's clock; in a test on the virtual clock, the test moves time instead
-    // (and its gate holds the retry until it has).
-    void retryAfterSeconds
     const go = () => {
       if (!stopped) timer = setTimeout(open, backoff)
     }
@@ -70,16 +71,14 @@ export function handwrittenClient(o: ClientOptions): EventsClient {
       last = timeNanoOf(frame)
     })
     ws.on('unexpected-response', (_req, res) => {
-      // A refused handshake (429/503): read Retry-After, then try again.
-      retryAfter = Number(res.headers['retry-after'])
+      // A refused handshake (429/503): try again, after the gate (Retry-After is the test's to honour, see above).
       res.resume()
       ws!.terminate() // 'close' follows, and retries
     })
     ws.on('error', () => {})
     ws.on('close', (code) => {
       if (code === 4410) last = undefined // since is older than retention: start over live (and know it)
-      retry(retryAfter)
-      retryAfter = undefined
+      retry()
     })
   }
   open()

@@ -22,15 +22,26 @@ export function formatDeliveryReport(r: DeliveryReport): string {
 
 /** Seed and fault plan: what a failing chaos run needs to be repeated byte for byte. */
 export function reproduction(fake: Dockside): string {
-  return `Repeat this run with seed ${fake.seed} and the fault plan:\n${fake.faults.table()}\n  rules as JSON: ${JSON.stringify(fake.faults.toJSON())}`
+  const rules = fake.faults.toJSON()
+  if (rules.length === 0) return `Repeat this run with seed ${fake.seed} (no fault rules).`
+  return `Repeat this run with seed ${fake.seed} and the fault plan:\n${fake.faults.table()}\n  rules as JSON: ${JSON.stringify(rules)}`
 }
 
-function reportOf(fake: unknown, client: string): DeliveryReport {
+/** A client's report, or why there is none (the fake never saw that client): a failed assertion, not a thrown error. */
+function reportOf(fake: unknown, client: string): DeliveryReport | { unknown: string } {
   if (!fake || typeof (fake as Dockside).deliveries?.report !== 'function') {
     throw new TypeError('expect(...) needs a fake from createDockside(), e.g. expect(fake).toHaveDeliveredAllEventsTo("client-1").')
   }
+  const clients = (fake as Dockside).deliveries.clients()
+  if (!clients.includes(client)) {
+    const known = clients.length ? clients.map((c) => JSON.stringify(c)).join(', ') : 'none yet'
+    return { unknown: `expected a report for events client ${JSON.stringify(client)}, but the fake never saw it (or forgot it). Known clients: ${known}. A client is named by its X-Dockside-Client header or client query parameter, else by its filters and address.` }
+  }
   return (fake as Dockside).deliveries.report(client)
 }
+
+/** An unknown client fails the assertion whichever way it is asked (`.not` included): there is nothing to judge. */
+const unknownClient = (isNot: boolean | undefined, unknown: string) => ({ pass: isNot === true, message: () => unknown })
 
 /** Matchers over `fake.deliveries`, part of {@link matchers} (`dockside/matchers`). */
 export const deliveryMatchers = {
@@ -38,8 +49,9 @@ export const deliveryMatchers = {
    * Every event the client is owed was sent to it at least once: matching its filters, from its first connect (or
    * refusal) until now, or until its own clean close (docs/chaos.md, "What a client is owed").
    */
-  toHaveDeliveredAllEventsTo(fake: Dockside, client: string) {
+  toHaveDeliveredAllEventsTo(this: { isNot?: boolean } | void, fake: Dockside, client: string) {
     const r = reportOf(fake, client)
+    if ('unknown' in r) return unknownClient(this?.isNot, r.unknown)
     const pass = r.missed.length === 0
     return {
       pass,
@@ -50,8 +62,9 @@ export const deliveryMatchers = {
     }
   },
   /** Every event was sent to the client exactly once: nothing missed, nothing twice. */
-  toHaveDeliveredEachEventOnceTo(fake: Dockside, client: string) {
+  toHaveDeliveredEachEventOnceTo(this: { isNot?: boolean } | void, fake: Dockside, client: string) {
     const r = reportOf(fake, client)
+    if ('unknown' in r) return unknownClient(this?.isNot, r.unknown)
     const pass = r.missed.length === 0 && r.duplicates.length === 0
     return {
       pass,
@@ -65,8 +78,9 @@ export const deliveryMatchers = {
    * The client missed exactly these events (by sequence number, as in `fake.events.events[i].seq`), named in any order:
    * what was missed is a set (the report lists it in log order), so `[9, 8]` and `[8, 9, 9]` name the same events.
    */
-  toHaveMissedEvents(fake: Dockside, client: string, seqs: number[]) {
+  toHaveMissedEvents(this: { isNot?: boolean } | void, fake: Dockside, client: string, seqs: number[]) {
     const r = reportOf(fake, client)
+    if ('unknown' in r) return unknownClient(this?.isNot, r.unknown)
     const got = r.missed.map((e) => e.seq)
     const wanted = [...new Set(seqs)].sort((a, b) => a - b)
     const pass = got.length === wanted.length && got.every((s, i) => s === wanted[i])

@@ -34,6 +34,35 @@ function endpoint(c: Container, old: boolean) {
 /** Networks by name: the container's one network (the default bridge is `bridge` on both daemons). */
 const networks = (c: Container, old: boolean) => ({ [c.networkMode]: endpoint(c, old) })
 
+/** The PATH every image the fake holds sets, as a pulled image's config does. */
+export const IMAGE_ENV = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin']
+
+/**
+ * A container.Config as encoding/json writes it, every field in its order with the zero values a minimal create leaves:
+ * a container's `Config`, and an image's `Config` and `ContainerConfig` (docker-images.ts).
+ */
+export function goContainerConfig(set: { Hostname?: string; Env: string[] | null; Cmd: string[] | null; Image?: string; Labels: Record<string, string> | null }) {
+  return {
+    Hostname: set.Hostname ?? '',
+    Domainname: '',
+    User: '',
+    AttachStdin: false,
+    AttachStdout: false,
+    AttachStderr: false,
+    Tty: false,
+    OpenStdin: false,
+    StdinOnce: false,
+    Env: set.Env,
+    Cmd: set.Cmd,
+    Image: set.Image ?? '',
+    Volumes: null,
+    WorkingDir: '',
+    Entrypoint: null,
+    OnBuild: null,
+    Labels: set.Labels,
+  }
+}
+
 export interface ContainerView {
   /** Config.Labels: the labels and the instance type, keys sorted. */
   labels: Record<string, string>
@@ -179,25 +208,7 @@ export function containerInspect(c: Container, view: ContainerView, version: str
     GraphDriver: { Data: null, Name: 'overlay2' },
     ...view.sizes,
     Mounts: [],
-    Config: {
-      Hostname: c.id.slice(0, 12),
-      Domainname: '',
-      User: '',
-      AttachStdin: false,
-      AttachStdout: false,
-      AttachStderr: false,
-      Tty: false,
-      OpenStdin: false,
-      StdinOnce: false,
-      Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
-      Cmd: ['sh'],
-      Image: c.image,
-      Volumes: null,
-      WorkingDir: '',
-      Entrypoint: null,
-      OnBuild: null,
-      Labels: view.labels,
-    },
+    Config: goContainerConfig({ Hostname: c.id.slice(0, 12), Env: IMAGE_ENV, Cmd: ['sh'], Image: c.image, Labels: view.labels }),
     NetworkSettings: {
       ...base,
       EndpointID: '',

@@ -1,10 +1,8 @@
 import { DocksideError, InvalidFilterError } from '../service/errors'
 import { parseFilterArgs, type FilterArgsOptions } from '../service/filters'
 import { apiAtLeast } from './api-version'
-import { goJsonError } from './go-json-error'
+import { goJsonError, goJsonKind } from './go-json-error'
 
-/** Go's JSON kind of a value, as encoding/json's UnmarshalTypeError names it. */
-const kindOf = (v: unknown) => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v)
 
 /**
  * Why Docker's filters.FromJSON refuses `raw`, in the 20.10 daemon's words, or undefined when it reads it: json.Unmarshal
@@ -20,13 +18,13 @@ export function goFiltersProblem(raw: string): string | undefined {
     return goJsonError(raw) ?? 'unexpected end of JSON input'
   }
   if (value === null) return undefined
-  if (typeof value !== 'object' || Array.isArray(value)) return `json: cannot unmarshal ${kindOf(value)} into Go value of type map[string]map[string]bool`
+  if (typeof value !== 'object' || Array.isArray(value)) return `json: cannot unmarshal ${goJsonKind(value)} into Go value of type map[string]map[string]bool`
   let first: string | undefined
   for (const v of Object.values(value)) {
     if (first !== undefined) break
     if (v === null) continue
-    if (typeof v !== 'object' || Array.isArray(v)) first = `json: cannot unmarshal ${kindOf(v)} into Go value of type map[string]bool`
-    else for (const b of Object.values(v)) if (first === undefined && b !== null && typeof b !== 'boolean') first = `json: cannot unmarshal ${kindOf(b)} into Go value of type bool`
+    if (typeof v !== 'object' || Array.isArray(v)) first = `json: cannot unmarshal ${goJsonKind(v)} into Go value of type map[string]bool`
+    else for (const b of Object.values(v)) if (first === undefined && b !== null && typeof b !== 'boolean') first = `json: cannot unmarshal ${goJsonKind(b)} into Go value of type bool`
   }
   if (first === undefined) return undefined
   const legacy = Object.values(value).every((v) => v === null || (Array.isArray(v) && v.every((s) => s === null || typeof s === 'string')))

@@ -1,3 +1,4 @@
+import { goContainerConfig, IMAGE_ENV } from './docker-container-json'
 import { apiAtLeast } from './api-version'
 import { DocksideError, InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
 import { dockerFilterArgs } from './docker-filters'
@@ -114,25 +115,7 @@ function summary(svc: Service, image: Image, version: string | undefined) {
 }
 
 /** An image's config as a container.Config: the fake's images are as if pulled (a PATH and `sh`). */
-const imageConfig = () => ({
-  Hostname: '',
-  Domainname: '',
-  User: '',
-  AttachStdin: false,
-  AttachStdout: false,
-  AttachStderr: false,
-  Tty: false,
-  OpenStdin: false,
-  StdinOnce: false,
-  Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
-  Cmd: ['sh'],
-  Image: '',
-  Volumes: null,
-  WorkingDir: '',
-  Entrypoint: null,
-  OnBuild: null,
-  Labels: null,
-})
+const imageConfig = () => goContainerConfig({ Env: IMAGE_ENV, Cmd: ['sh'], Labels: null })
 
 /** The platform of every image the fake holds: what inspect reports, and what a push's `platform` must match. */
 export const IMAGE_PLATFORM = { os: 'linux', architecture: 'amd64' } as const
@@ -151,7 +134,7 @@ function inspect(svc: Service, image: Image, version: string | undefined) {
     Parent: '',
     Comment: '',
     Created: new Date(image.created).toISOString(),
-    ...(apiAtLeast(version, '1.45') ? {} : { Container: '', ContainerConfig: { ...imageConfig(), Env: null, Cmd: null } }),
+    ...(apiAtLeast(version, '1.45') ? {} : { Container: '', ContainerConfig: goContainerConfig({ Env: null, Cmd: null, Labels: null }) }),
     DockerVersion: '',
     Author: '',
     ...(old ? { Config: imageConfig() } : {}),

@@ -1,5 +1,5 @@
 import { apiAtLeast } from './api-version'
-import { goJsonError } from './go-json-error'
+import { goJsonError, goJsonKind } from './go-json-error'
 import { loadGoRegexp } from './go-regexp'
 import { isLoopback } from './guard'
 import { authConfigFrom, authorize } from '../service/auth'
@@ -254,12 +254,11 @@ const AUTH_STRING_FIELDS = ['username', 'password', 'auth', 'email', 'serveraddr
  * another kind of value (types.AuthConfig on the 20.10 daemon, registry.AuthConfig from API 1.42). Undefined when Go reads it.
  */
 function authConfigTypeError(value: unknown, version: string | undefined): string | undefined {
-  const kind = (v: unknown) => (Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v)
   if (value === null) return undefined
-  if (typeof value !== 'object' || Array.isArray(value)) return `json: cannot unmarshal ${kind(value)} into Go value of type ${apiAtLeast(version, '1.42') ? 'registry' : 'types'}.AuthConfig`
+  if (typeof value !== 'object' || Array.isArray(value)) return `json: cannot unmarshal ${goJsonKind(value)} into Go value of type ${apiAtLeast(version, '1.42') ? 'registry' : 'types'}.AuthConfig`
   for (const [key, v] of Object.entries(value)) {
     const field = AUTH_STRING_FIELDS.find((f) => f === key.toLowerCase())
-    if (field !== undefined && v !== null && typeof v !== 'string') return `json: cannot unmarshal ${kind(v)} into Go struct field AuthConfig.${key} of type string`
+    if (field !== undefined && v !== null && typeof v !== 'string') return `json: cannot unmarshal ${goJsonKind(v)} into Go struct field AuthConfig.${key} of type string`
   }
   return undefined
 }

@@ -114,3 +114,6 @@ export function goJsonError(text: string): string | undefined {
     throw error
   }
 }
+
+/** A JSON value's kind as Go's encoding/json names it in an UnmarshalTypeError (`json: cannot unmarshal array into ...`). */
+export const goJsonKind = (v: unknown): string => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v)

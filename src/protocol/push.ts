@@ -2,7 +2,7 @@ import { findPushStreamFault, type FaultAction, type FaultDecision } from '../fa
 import type { Service } from '../core/service'
 import { pushReferenceProblem } from '../service/images'
 import { daemonReferenceText } from './docker-references'
-import { goJsonError } from './go-json-error'
+import { goJsonError, goJsonKind } from './go-json-error'
 import { registryHost } from '../service/registries'
 import { interruptedLine, pushEndedBy, PushReset, pushedByIdProblem, pushTarget, startPush, type PushTarget } from '../service/push'
 import { apiAtLeast } from './api-version'
@@ -103,7 +103,6 @@ function pushPlatform(target: Target): Platform | { help: string; wire: string }
   if (!raw || !apiAtLeast(target.version, '1.46')) return undefined
   const shown = JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}...` : raw)
   const expected = `expected an OCI platform such as ${PLATFORM_EXAMPLE}`
-  const kind = (v: unknown) => (Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v)
   let json: unknown
   try {
     json = JSON.parse(raw)
@@ -111,7 +110,7 @@ function pushPlatform(target: Target): Platform | { help: string; wire: string }
     return { help: `failed to parse platform: ${shown} is not JSON; ${expected}.`, wire: `failed to parse platform: ${goJsonError(raw) ?? 'unexpected end of JSON input'}` }
   }
   if (json !== null && (typeof json !== 'object' || Array.isArray(json))) {
-    return { help: `failed to parse platform: ${shown} is not a JSON object; ${expected}.`, wire: `failed to parse platform: json: cannot unmarshal ${kind(json)} into Go value of type v1.Platform` }
+    return { help: `failed to parse platform: ${shown} is not a JSON object; ${expected}.`, wire: `failed to parse platform: json: cannot unmarshal ${goJsonKind(json)} into Go value of type v1.Platform` }
   }
   const fields = new Map(Object.entries(json ?? {}).map(([k, v]) => [k.toLowerCase(), v]))
   for (const [name, value] of fields) {
@@ -120,7 +119,7 @@ function pushPlatform(target: Target): Platform | { help: string; wire: string }
     if (value !== null && !ok && ['os', 'architecture', 'variant', 'os.version', 'os.features'].includes(name)) {
       const bad = list && Array.isArray(value) ? value.find((f) => typeof f !== 'string' && f !== null) : value
       const type = list && !Array.isArray(value) ? '[]string' : 'string'
-      return { help: `failed to parse platform: "${name}" in ${shown} must be ${list ? 'a list of strings' : 'a string'}; ${expected}.`, wire: `failed to parse platform: json: cannot unmarshal ${kind(bad)} into Go struct field Platform.${name} of type ${type}` }
+      return { help: `failed to parse platform: "${name}" in ${shown} must be ${list ? 'a list of strings' : 'a string'}; ${expected}.`, wire: `failed to parse platform: json: cannot unmarshal ${goJsonKind(bad)} into Go struct field Platform.${name} of type ${type}` }
     }
   }
   const text = (name: string) => (typeof fields.get(name) === 'string' ? (fields.get(name) as string) : '')

@@ -2,7 +2,7 @@
 // test worker (`POST /_dockside/fakes`). Each is a whole createDockside() with its own state, clock, faults, journal,
 // overrides and request log, served on a real port, so every client works with it unchanged (the docker CLI too).
 // See docs/admin-api.md#fleet and docs/testing.md#parallel-workers.
-import type { FleetHost, FleetMember } from './protocol/admin-fleet'
+import type { FleetHost, FleetMember } from './protocol/host'
 import { isLoopback } from './protocol/guard'
 import { errorResponse } from './protocol/http'
 import type { Protocol } from './protocol/router'

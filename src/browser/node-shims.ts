@@ -1,15 +1,14 @@
 // What the browser build (tsup.config.ts) gives in place of the few Node built-ins and Node-only transports on the
 // fake's lazy paths. The model, clock and protocol import none (tsconfig.core.json); these cover src/scenario and
-// src/dockside.ts: ajv loaded synchronously on first use (createRequire in Node), scenario files, listen()/intercept().
-import Ajv from 'ajv'
+// src/dockside.ts: scenario files, listen()/intercept(). (The schema's validators are ajv's standalone code in every
+// build: scripts/schema-standalone.ts.)
 
 const nodeOnly = (what: string) =>
   new Error(`dockside: ${what} needs Node; in a browser, answer the page's fetch and WebSocket with setupWorker(...docksideHandlers(fake)) from dockside/browser (see docs/msw.md).`)
 
-/** `node:module`: src/scenario/schema.ts loads ajv with `createRequire(import.meta.url)('ajv')`. */
+/** `node:module`: nothing in the browser build require()s (ajv's validators are compiled in); a loud error if it does. */
 export function createRequire(): (id: string) => unknown {
   return (id) => {
-    if (id === 'ajv') return { default: Ajv }
     throw nodeOnly(`require('${id}')`)
   }
 }

@@ -1,7 +1,7 @@
 // Request verification matchers: `expect(fake).toHaveReceivedRequest({ method: 'POST', path: '/images/*\/push' })`.
 // A plain matcher object with no import of a test runner, so any `expect.extend()` (vitest, jest) can take it.
 import type { Dockside } from '../dockside'
-import { compilePattern, describeNearMisses, describeRequest, type RequestPattern } from '../protocol/requests'
+import { compilePattern, describeNearMisses, describeRequest, type RequestPattern } from '../protocol/requests/log'
 
 import type { MatcherResult } from './service'
 

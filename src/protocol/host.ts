@@ -1,10 +1,35 @@
-// What the protocol needs from the fake around it: a module of types only, below the router and the admin API, which
-// both read it (they imported each other for it).
+// What the protocol needs from the fake around it (the fleet it may serve included): a module of types only, below the
+// router and the admin API, which both read it (they imported each other for it).
 import type { Service } from '../core/service'
-import type { FleetHost } from './admin-fleet'
 import type { ProtocolLimits } from './limits'
 import type { AccessKeys } from './signing'
-import type { AccessOptions } from './types'
+import type { AccessOptions, Served } from './types'
+
+/** One fake of a fleet, as `GET /_dockside/fakes` lists it. */
+export interface FleetMember {
+  id: string
+  /** `http://HOST:PORT` of its own server. */
+  url: string
+  /** `ws://HOST:PORT`: its events websocket is `${wsUrl}/events/ws`. */
+  wsUrl: string
+  port: number
+  seed: number
+  /** Its clock mode. */
+  clock: string
+  /** Its time to live once idle, in wall-clock ms (the create's `ttl`, else the fleet's); absent: until deleted. */
+  ttl?: number
+}
+
+/** What a fake that serves a fleet gives the protocol (src/fleet.ts); its admin routes are admin/fleet.ts. */
+export interface FleetHost {
+  /** Creates a fake from an optional body `{ scenario?, seed?, ttl? }`, on its own port; `served`/`host` say how the caller reached this one. */
+  create(body: unknown, reachedAs: { served: Served | undefined; host: string | undefined }): Promise<FleetMember>
+  remove(id: string): Promise<boolean>
+  list(): FleetMember[]
+  /** Why a fake that is no longer listed went (it ended idle after its ttl), if the fleet remembers it. */
+  gone?(id: string): string | undefined
+  readonly max: number
+}
 
 /** A file of the dashboard, as the host reads it. */
 export interface UiAsset {
@@ -35,6 +60,6 @@ export interface ProtocolHost {
   uiAsset?(file: string): Promise<UiAsset | undefined>
   /** Request body and client backlog limits. @default 1 MiB bodies, 4 MiB backlog */
   limits?: ProtocolLimits
-  /** `POST|GET|DELETE /_dockside/fakes`: the fleet of isolated fakes this one serves, when it serves one (admin-fleet.ts). */
+  /** `POST|GET|DELETE /_dockside/fakes`: the fleet of isolated fakes this one serves, when it serves one (admin/fleet.ts). */
   fleet?(): FleetHost | undefined
 }

@@ -1,40 +1,19 @@
-import { createRequire } from 'node:module'
 import { MAX_DURATION_MS } from '../time/duration'
 import { FieldError } from '../service/errors'
 import type { SchemaCheck, SchemaDef } from '../faults/rule'
 import schema from '../../docs/scenario.schema.json'
+import { schemaValidator, type AjvError, type Validate } from './schema-validators'
 
-// The one validator of field names and types: docs/scenario.schema.json, compiled once with ajv.
-// Scenario files, createDockside's scenario, fake.apply, fake.faults.add, fake.rateLimit.set and the
-// admin API bodies all go through checkSchema, so each refusal reads the same on every way in.
+// The one validator of field names and types: docs/scenario.schema.json, compiled once with ajv (at build time in the
+// package: see schema-validators.ts). Scenario files, createDockside's scenario, fake.apply, fake.faults.add,
+// fake.rateLimit.set and the admin API bodies all go through checkSchema, so each refusal reads the same on every way in.
 
-interface AjvError {
-  instancePath: string
-  schemaPath: string
-  keyword: string
-  message?: string
-  params: Record<string, unknown>
-  parentSchema?: { properties?: Record<string, unknown> }
-}
-type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null }
-interface AjvInstance {
-  compile(s: object): Validate
-  getSchema(ref: string): Validate | undefined
-}
-
-let ajv: AjvInstance | undefined
 const compiled = new Map<string, Validate>()
 
 function validator(def: SchemaDef | 'scenario'): Validate {
   let v = compiled.get(def)
   if (v) return v
-  if (!ajv) {
-    // Loaded on first use, synchronously: `dockside serve` without input to check never pays for ajv.
-    const mod = createRequire(import.meta.url)('ajv') as { default: new (o: object) => AjvInstance }
-    ajv = new mod.default({ allErrors: true, strict: false, verbose: true })
-    compiled.set('scenario', ajv.compile(schema))
-  }
-  v = def === 'scenario' ? compiled.get('scenario')! : ajv.getSchema(`${schema.$id}#/$defs/${def}`)
+  v = schemaValidator(def)
   if (!v) throw new Error(`No definition "${def}" in docs/scenario.schema.json.`)
   compiled.set(def, v)
   return v

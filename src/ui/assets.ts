@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import type { UiAsset } from '../protocol/admin-live'
+import type { UiAsset } from '../protocol/admin/live'
 
 /** The dashboard's page: its script and stylesheet come from the package (dist/ui), nothing from elsewhere. */
 export const INDEX_HTML = `<!doctype html>

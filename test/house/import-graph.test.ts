@@ -13,7 +13,15 @@ const FLOORS: Record<string, number> = {
   service: 1,
   faults: 2,
   core: 3,
-  protocol: 4,
+  // The protocol's own floors: Go's behaviours, then what every route shares (types, the error table, fault
+  // replies, filters, timestamps, signatures, the guard), then the endpoints, then the router that joins them.
+  'protocol/go': 4,
+  'protocol/shared': 4.1,
+  'protocol/requests': 4.2,
+  'protocol/events': 4.2,
+  'protocol/docker': 4.3,
+  'protocol/admin': 4.4,
+  'protocol/router': 4.5,
   scenario: 5,
   ui: 5,
   'transports/shared': 5,
@@ -28,10 +36,17 @@ const FLOORS: Record<string, number> = {
   cli: 10,
 }
 
-/** The part of src/ a file belongs to: its folder; a transport's folder; a file in transports/ is shared by them. */
+/** The router: the protocol's top floor, the one file of protocol/ that joins its folders. */
+const PROTOCOL_TOP = new Set(['router.ts'])
+
+/**
+ * The part of src/ a file belongs to: its folder; a transport's folder; a file in transports/ is shared by them; in
+ * protocol/, its folder, its top (the router) or what its endpoints share (the other files at its root).
+ */
 function partOf(file: string): string {
   const parts = relative(SRC, file).split('/')
   if (parts.length === 1) return 'facade'
+  if (parts[0] === 'protocol') return parts.length > 2 ? `protocol/${parts[1]}` : PROTOCOL_TOP.has(parts[1]) ? 'protocol/router' : 'protocol/shared'
   if (parts[0] === 'transports') return parts.length === 2 ? 'transports/shared' : `transports/${parts[1]}`
   return parts[0]
 }
@@ -129,5 +144,8 @@ describe('the import graph of src/', () => {
     expect(FLOORS[partOf(join(SRC, 'service/push.ts'))]).toBeLessThan(FLOORS[partOf(join(SRC, 'faults/plan.ts'))])
     expect(partOf(join(SRC, 'transports/intercept/registry.ts'))).toBe('transports/intercept')
     expect(partOf(join(SRC, 'transports/origins.ts'))).toBe('transports/shared')
+    expect(FLOORS[partOf(join(SRC, 'protocol/events/common.ts'))]).toBe(FLOORS[partOf(join(SRC, 'protocol/requests/log.ts'))])
+    expect(FLOORS[partOf(join(SRC, 'protocol/http.ts'))]).toBeLessThan(FLOORS[partOf(join(SRC, 'protocol/docker/push.ts'))])
+    expect(FLOORS[partOf(join(SRC, 'protocol/router.ts'))]).toBeGreaterThan(FLOORS[partOf(join(SRC, 'protocol/admin/routes.ts'))])
   })
 })

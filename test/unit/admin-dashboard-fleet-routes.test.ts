@@ -1,5 +1,5 @@
-// The dashboard's admin routes (src/protocol/admin-live.ts: the live feed, clock pause/resume/speed, scenario continue,
-// the dashboard's page) and the fleet's (src/protocol/admin-fleet.ts), with the answers docs/admin-api.md gives, through
+// The dashboard's admin routes (src/protocol/admin/live.ts: the live feed, clock pause/resume/speed, scenario continue,
+// the dashboard's page) and the fleet's (src/protocol/admin/fleet.ts), with the answers docs/admin-api.md gives, through
 // the protocol both ways in share (`fake.protocol.handle`). test/dashboard and test/fleet drive the same over a real
 // server and the CLI.
 import { describe, expect, it } from 'vitest'
@@ -7,7 +7,7 @@ import type { Dockside } from '../../src/index'
 // Before admin-live: the package's entry loads the protocol's modules in their order (admin-live alone first would
 // meet admin.ts's half-made route table).
 import { freshFakes, parseLiveChunk } from '../support/fresh-fakes'
-import { LIVE_BACKLOG } from '../../src/protocol/admin-live'
+import { LIVE_BACKLOG } from '../../src/protocol/admin/live'
 import type { ProtoResponse } from '../../src/protocol/types'
 
 const fresh = freshFakes()

@@ -1,4 +1,4 @@
-// The admin API's routes (src/protocol/admin.ts, admin-overrides.ts, admin-fleet.ts, admin-live.ts), each with the
+// The admin API's routes (src/protocol/admin/routes.ts, overrides.ts, fleet.ts, live.ts), each with the
 // answer docs/admin-api.md gives, through the protocol both ways in share (`fake.protocol.handle`, Host 127.0.0.1 as a
 // test's client sends). The conformance suite (test/conformance/admin.case.ts) drives the main flows on every way in;
 // this pins every route's fields, defaults and refusals.

@@ -2,8 +2,8 @@
 // (found by mutation testing, docs/testing.md): each case is behaviour a user can see, with the value the docs give.
 import { describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
-import { patternFromJson } from '../../src/protocol/overrides'
-import { compilePattern, createRequestLog, type RawRequest } from '../../src/protocol/requests'
+import { patternFromJson } from '../../src/protocol/requests/overrides'
+import { compilePattern, createRequestLog, type RawRequest } from '../../src/protocol/requests/log'
 import type { ProtoResponse, SocketSink } from '../../src/protocol/types'
 import type { Served } from '../../src/protocol/guard'
 import { freshFakes, manualHostTimers, parseLiveChunk } from '../support/fresh-fakes'

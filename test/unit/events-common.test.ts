@@ -1,9 +1,10 @@
-// What both events endpoints share (src/protocol/events-common.ts): Docker's `sec[.nanos]` timestamps, the
+// What both events endpoints share (src/protocol/events/common.ts): Docker's `sec[.nanos]` timestamps, the
 // since/until check, where the query's client comes from, and a `since` older than retention (4410 on the
 // websocket, 410 on GET /events) naming where to resume.
 import { describe, expect, it } from 'vitest'
 import { createDockside } from '../../src/index'
-import { formatTimestamp, MAX_TIMESTAMP_SECONDS, parseEventsQuery, parseTimestampNano, SINCE_GONE_CODE } from '../../src/protocol/events-common'
+import { parseEventsQuery, SINCE_GONE_CODE } from '../../src/protocol/events/common'
+import { formatTimestamp, MAX_TIMESTAMP_SECONDS, parseTimestampNano } from '../../src/protocol/timestamps'
 import { parseTarget } from '../../src/protocol/http'
 import type { ProtoRequest } from '../../src/protocol/types'
 

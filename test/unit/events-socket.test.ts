@@ -1,4 +1,4 @@
-// One open events websocket (src/protocol/events.ts, EventsSocket), driven through fake.protocol with a recording
+// One open events websocket (src/protocol/events/routes.ts, EventsSocket), driven through fake.protocol with a recording
 // sink as a transport would: frames, the closes it sends (maximum age, close/drop faults after messages or time,
 // a slow client's backlog, a client message too big) and the journal lines each leaves (PROTOCOL.md "Closing",
 // docs/faults.md, docs/errors.md).

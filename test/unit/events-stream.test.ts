@@ -1,4 +1,4 @@
-// Docker's GET /events as the protocol streams it (src/protocol/events-stream.ts), read through fake.protocol as a
+// Docker's GET /events as the protocol streams it (src/protocol/events/stream.ts), read through fake.protocol as a
 // transport reads it: an empty first chunk, one JSON line per event, the end at `until`, on the client going away or
 // on reset, and the faults as docs/faults.md words them for HTTP (stall: headers then silence; close: a clean end
 // with the rule's code in the report; drop: a reset), and a reader more than maxBacklog behind cut off.

@@ -1,7 +1,7 @@
-// Go's regexp for Docker's name and reference filters (src/protocol/go-regexp.ts): regexp.MatchString semantics
+// Go's regexp for Docker's name and reference filters (src/protocol/go/regexp.ts): regexp.MatchString semantics
 // (unanchored, RE2 syntax), Go's compile errors, and the 1000-instruction budget at its exact edge.
 import { describe, expect, it } from 'vitest'
-import { compileGoRegexp, GO_REGEXP_MAX_STATES, GoRegexpSyntaxError, GoRegexpTooLargeError, loadGoRegexp } from '../../src/protocol/go-regexp'
+import { compileGoRegexp, GO_REGEXP_MAX_STATES, GoRegexpSyntaxError, GoRegexpTooLargeError, loadGoRegexp } from '../../src/protocol/go/regexp'
 
 describe('compileGoRegexp', () => {
   it('matches anywhere in the text unless anchored, with Go syntax', async () => {
@@ -31,8 +31,8 @@ describe('compileGoRegexp', () => {
 
   it('says to load the engine first when it is not loaded (a fresh process)', async () => {
     // A second instance of the module alone (the query makes it another module), never loaded.
-    const url = '../../src/protocol/go-regexp.ts?fresh'
-    const fresh = (await import(/* @vite-ignore */ url)) as typeof import('../../src/protocol/go-regexp')
+    const url = '../../src/protocol/go/regexp.ts?fresh'
+    const fresh = (await import(/* @vite-ignore */ url)) as typeof import('../../src/protocol/go/regexp')
     expect(() => fresh.compileGoRegexp('a')).toThrow(new Error('dockside: loadGoRegexp() must be awaited before compileGoRegexp().'))
     await fresh.loadGoRegexp()
     expect(fresh.compileGoRegexp('a').test('cat')).toBe(true)

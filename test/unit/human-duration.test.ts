@@ -1,7 +1,7 @@
 // `docker ps` STATUS durations: Docker's units.HumanDuration (github.com/docker/go-units, duration.go). The table is
 // go-units' own TestHumanDuration, value for value.
 import { describe, expect, it } from 'vitest'
-import { humanDuration } from '../../src/protocol/docker-containers'
+import { humanDuration } from '../../src/protocol/docker/containers'
 
 const second = 1000
 const minute = 60 * second

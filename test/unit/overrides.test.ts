@@ -1,10 +1,10 @@
-// Per-test overrides (src/protocol/overrides.ts) through the protocol both ways in share (`fake.protocol.handle`), the
+// Per-test overrides (src/protocol/requests/overrides.ts) through the protocol both ways in share (`fake.protocol.handle`), the
 // public `fake.use()` / `fake.overrides`, and the admin API's JSON form: every reply field, every check and its
 // message, how the newest match wins, and what the journal and handlers see (docs/api.md#per-test-overrides,
 // docs/admin-api.md#overrides). Expected values are written out from the docs.
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
-import { createOverrides } from '../../src/protocol/overrides'
+import { createOverrides } from '../../src/protocol/requests/overrides'
 import type { ProtoResponse } from '../../src/protocol/types'
 
 const fakes: Dockside[] = []

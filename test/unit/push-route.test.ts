@@ -1,4 +1,4 @@
-// POST /images/{name}/push as the protocol answers it (src/protocol/push.ts, faults.ts), through fake.protocol:
+// POST /images/{name}/push as the protocol answers it (src/protocol/docker/push.ts, faults.ts), through fake.protocol:
 // the rate limit per client, fault replies with and without Retry-After, connect latency abandoned, the model's
 // refusals, the push reset turned into the transport's, and a dribble's line-by-line pacing (docs/faults.md).
 import { describe, expect, it } from 'vitest'

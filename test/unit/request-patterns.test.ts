@@ -1,4 +1,4 @@
-// Request patterns and the request log (src/protocol/requests.ts), as docs/api.md#request-verification and
+// Request patterns and the request log (src/protocol/requests/log.ts), as docs/api.md#request-verification and
 // #per-test-overrides describe them: what a pattern matches field by field, the text a failed matcher shows, what is
 // masked, how the log is bounded and numbered, and how near misses rank. Expected values are written out from the docs.
 import { describe, expect, it } from 'vitest'
@@ -14,7 +14,7 @@ import {
   type Candidate,
   type RawRequest,
   type RequestPattern,
-} from '../../src/protocol/requests'
+} from '../../src/protocol/requests/log'
 
 /** A request as the router records it. */
 function raw(fields: Partial<Omit<RawRequest, 'query'>> & { query?: Record<string, string> } = {}): RawRequest & Candidate {

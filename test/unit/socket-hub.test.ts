@@ -1,9 +1,9 @@
-// The hub of live events sockets (src/protocol/socket-hub.ts): a close frame's reason cut to RFC 6455's 123 bytes at
+// The hub of live events sockets (src/protocol/events/socket-hub.ts): a close frame's reason cut to RFC 6455's 123 bytes at
 // every UTF-8 width, closes and drops that reach every socket and say how many, and the maintenance restart (1001,
 // PROTOCOL.md "Closing").
 import { describe, expect, it } from 'vitest'
 import { createDockside } from '../../src/index'
-import { clampCloseReason, createHub, MAX_CLOSE_REASON_BYTES, type LiveSocket } from '../../src/protocol/socket-hub'
+import { clampCloseReason, createHub, MAX_CLOSE_REASON_BYTES, type LiveSocket } from '../../src/protocol/events/socket-hub'
 
 const utf8 = (s: string) => new TextEncoder().encode(s).length
 

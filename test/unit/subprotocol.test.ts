@@ -3,7 +3,7 @@
 // choice to `ws` (handleProtocols).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
-import { chooseSubprotocol } from '../../src/protocol/subprotocol'
+import { chooseSubprotocol } from '../../src/protocol/events/subprotocol'
 
 describe('chooseSubprotocol', () => {
   it('is the first offered, in the client order; undefined when none', () => {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../../src/index'
-import { SERVED_DOCKER_ROUTES, UNSERVED_DOCKER_ROUTES } from '../../../src/protocol/docker'
+import { SERVED_DOCKER_ROUTES, UNSERVED_DOCKER_ROUTES } from '../../../src/protocol/docker/routes'
 
 const doc = readFileSync(fileURLToPath(new URL('../../../docs/docker-compat.md', import.meta.url)), 'utf8')
 const section = (from: string, to: string) => doc.slice(doc.indexOf(from), doc.indexOf(to, doc.indexOf(from)))

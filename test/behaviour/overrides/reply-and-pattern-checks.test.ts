@@ -1,8 +1,8 @@
-// Mutation testing (docs/testing.md) of src/protocol/overrides.ts: the checks a reply and a request pattern go through
+// Mutation testing (docs/testing.md) of src/protocol/requests/overrides.ts: the checks a reply and a request pattern go through
 // before an override is installed. These pin what the surviving mutants showed unpinned: JSON `null` inside a body
 // and one object shared by two fields (not a circular structure) are taken and sent; headers of exactly 8 KiB are
 // taken and one byte more refused; a pattern that is null or undefined is refused with the pattern's own words.
-// Found by mutation testing of src/protocol/overrides.ts (was test/regressions/mutation-overrides.test.ts).
+// Found by mutation testing of src/protocol/requests/overrides.ts (was test/regressions/mutation-overrides.test.ts).
 import { describe, expect, it } from 'vitest'
 import { createDockside, InvalidInputError } from '../../../src/index'
 import type { ProtoRequest } from '../../../src/protocol/types'

@@ -2,7 +2,7 @@
 // was kept whole (docs/api.md#request-verification: a body is cut at 8,192 characters, and only a cut one is marked).
 import { afterEach, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../../src/index'
-import { RECORDED_BODY_LIMIT } from '../../../src/protocol/requests'
+import { RECORDED_BODY_LIMIT } from '../../../src/protocol/requests/log'
 
 let fake: Dockside | undefined
 afterEach(async () => {

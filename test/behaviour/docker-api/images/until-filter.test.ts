@@ -1,10 +1,10 @@
-// Mutation testing (docs/testing.md) of src/protocol/docker-images.ts: the `until` filter of `GET /images/json` reads
+// Mutation testing (docs/testing.md) of src/protocol/docker/images.ts: the `until` filter of `GET /images/json` reads
 // its value as the daemon's timetypes.GetTimestamp does (a Go duration before now, an RFC 3339 date or time, or Unix
 // seconds), and only a handful of its values were pinned (by the docker CLI test in engine-answer-shapes).
 // These pin what a `docker images --filter until=...` user sees for the rest: durations with fractions of several
 // digits, a sign, Go's overflow; Go's calendar (leap years, days per month) and range checks; zone offsets with minutes
 // or a minus sign; layouts picked by colons; fractions past nanoseconds; "0"; a clock before 1970; the error's text.
-// Found by mutation testing of src/protocol/docker-images.ts (was test/regressions/mutation-docker-images.test.ts).
+// Found by mutation testing of src/protocol/docker/images.ts (was test/regressions/mutation-docker-images.test.ts).
 import { describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../../../src/index'
 import type { ProtoRequest } from '../../../../src/protocol/types'

@@ -4,7 +4,7 @@
 // was closed but it stayed open; under the auto and real clocks the throw escaped from a host timer callback.
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside, type DocksideOptions } from '../../../../src/index'
-import { clampCloseReason } from '../../../../src/protocol/socket-hub'
+import { clampCloseReason } from '../../../../src/protocol/events/socket-hub'
 import { interceptWay } from '../../../support/intercept-way'
 import type { WayIn } from '../../../support/way-in'
 import { probeWithWs } from '../../../support/ws-probe'

@@ -1,11 +1,11 @@
-// Mutation testing (docs/testing.md) of src/protocol/events-stream.ts: Docker's `GET /events` as one of the fake's live
+// Mutation testing (docs/testing.md) of src/protocol/events/stream.ts: Docker's `GET /events` as one of the fake's live
 // connections (a restart or `closeSockets` ends it cleanly, `dropSockets` cuts it), read through fake.protocol as a
 // transport reads it. These pin what the mutants that survived showed unpinned: a drop while the transport holds a
 // chunk aborts the response at once (a transport waiting on its client would otherwise never notice), a drop while
 // waiting for an event rejects the read with the drop's reason, a restart is in the delivery report and leaves no
 // subscription or timer behind before the client reads the end, the lines queued before a restart are sent even when
 // a close fault was due, and the exact maxBacklog boundary.
-// Found by mutation testing of src/protocol/events-stream.ts (was test/regressions/mutation-events-stream.test.ts).
+// Found by mutation testing of src/protocol/events/stream.ts (was test/regressions/mutation-events-stream.test.ts).
 import { describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../../../src/index'
 import { TransportReset } from '../../../../src/protocol/types'

@@ -2,8 +2,8 @@
 // `GET /containers/json` (Summary), every key the daemon writes, in its order, with the zero values a container
 // created by a minimal API body (`{"Image": ...}`) has. Two layouts: the 20.10 daemon's for API 1.41 and older (seen
 // side by side by `dockside verify`), and Engine 28's (moby v28.2.2's types as encoding/json writes them) above.
-import type { Container, NetworkMode } from '../service/containers'
-import { apiAtLeast } from './api-version'
+import type { Container, NetworkMode } from '../../service/containers'
+import { apiAtLeast } from '../api-version'
 
 const ZERO_TIME = '0001-01-01T00:00:00Z'
 export const iso = (ms: number | undefined) => (ms === undefined ? ZERO_TIME : new Date(ms).toISOString())
@@ -39,7 +39,7 @@ export const IMAGE_ENV = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bi
 
 /**
  * A container.Config as encoding/json writes it, every field in its order with the zero values a minimal create leaves:
- * a container's `Config`, and an image's `Config` and `ContainerConfig` (docker-images.ts).
+ * a container's `Config`, and an image's `Config` and `ContainerConfig` (images.ts).
  */
 export function goContainerConfig(set: { Hostname?: string; Env: string[] | null; Cmd: string[] | null; Image?: string; Labels: Record<string, string> | null }) {
   return {

@@ -3,12 +3,12 @@
 // override that matches wins, as with msw's `server.use()` and WireMock stubs. They live until `reset()` (the vitest
 // fixture closes its fake after each test). The admin API (`/_dockside/*`) cannot be overridden: it is how overrides
 // are removed. See docs/api.md#per-test-overrides.
-import { ConflictError, FieldError, InvalidInputError } from '../service/errors'
-import type { Service } from '../core/service'
-import { toMs, type Duration } from '../time/duration'
-import { compilePattern, type Candidate, type CompiledPattern, type RequestPattern, type Tester } from './requests'
-import { parseTarget } from './http'
-import type { ProtoResponse } from './types'
+import { ConflictError, FieldError, InvalidInputError } from '../../service/errors'
+import type { Service } from '../../core/service'
+import { toMs, type Duration } from '../../time/duration'
+import { compilePattern, type Candidate, type CompiledPattern, type RequestPattern, type Tester } from './log'
+import { parseTarget } from '../http'
+import type { ProtoResponse } from '../types'
 
 /** What an override answers. */
 export interface OverrideReply {

@@ -1,35 +1,9 @@
 // Admin routes of a fleet: `POST|GET /_dockside/fakes`, `GET|DELETE /_dockside/fakes/{id}`. The fleet itself (fakes on
 // ports of their own) lives outside the core, in src/fleet.ts; the protocol only asks the host for it.
-import { InvalidInputError, NotFoundError } from '../service/errors'
-import { json, type Target } from './http'
-import type { Served } from './guard'
-import type { ProtoRequest, ProtoResponse } from './types'
-
-/** One fake of a fleet, as `GET /_dockside/fakes` lists it. */
-export interface FleetMember {
-  id: string
-  /** `http://HOST:PORT` of its own server. */
-  url: string
-  /** `ws://HOST:PORT`: its events websocket is `${wsUrl}/events/ws`. */
-  wsUrl: string
-  port: number
-  seed: number
-  /** Its clock mode. */
-  clock: string
-  /** Its time to live once idle, in wall-clock ms (the create's `ttl`, else the fleet's); absent: until deleted. */
-  ttl?: number
-}
-
-/** What a fake that serves a fleet gives the protocol (src/fleet.ts). */
-export interface FleetHost {
-  /** Creates a fake from an optional body `{ scenario?, seed?, ttl? }`, on its own port; `served`/`host` say how the caller reached this one. */
-  create(body: unknown, reachedAs: { served: Served | undefined; host: string | undefined }): Promise<FleetMember>
-  remove(id: string): Promise<boolean>
-  list(): FleetMember[]
-  /** Why a fake that is no longer listed went (it ended idle after its ttl), if the fleet remembers it. */
-  gone?(id: string): string | undefined
-  readonly max: number
-}
+import { InvalidInputError, NotFoundError } from '../../service/errors'
+import { json, type Target } from '../http'
+import type { FleetHost } from '../host'
+import type { ProtoRequest, ProtoResponse } from '../types'
 
 export const FLEET_ADMIN_ROUTES = ['GET|POST /_dockside/fakes, GET|DELETE /_dockside/fakes/{id}']
 

@@ -1,8 +1,8 @@
 // The live events sockets and Docker `GET /events` streams of one fake, and the closes that reach all of them.
-import { checkCloseCode } from '../service/close-code'
-import { InvalidInputError } from '../service/errors'
-import type { Service } from '../core/service'
-import { type CompiledFilter } from '../service/filters'
+import { checkCloseCode } from '../../service/close-code'
+import { InvalidInputError } from '../../service/errors'
+import type { Service } from '../../core/service'
+import { type CompiledFilter } from '../../service/filters'
 
 /** A live events websocket, as the hub tracks it. */
 export interface LiveSocket {

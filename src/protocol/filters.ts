@@ -1,7 +1,7 @@
 import { DocksideError, InvalidFilterError } from '../service/errors'
 import { parseFilterArgs, type FilterArgsOptions } from '../service/filters'
 import { apiAtLeast } from './api-version'
-import { goJsonError, goJsonKind } from './go-json-error'
+import { goJsonError, goJsonKind } from './go/json-error'
 
 
 /**

@@ -1,18 +1,18 @@
-import { ConflictError, FieldError, InvalidInputError, NotFoundError } from '../service/errors'
-import type { RateLimitConfig } from '../faults/rate-limit'
-import { closeProblem, type FaultRule, type SchemaDef } from '../faults/rule'
-import type { CreateContainerOptions } from '../service/containers'
-import type { AddImageOptions } from '../service/images'
-import type { AddRegistryOptions } from '../service/registries'
-import type { Service } from '../core/service'
-import { FLEET_ADMIN_ROUTES, handleFleetAdmin } from './admin-fleet'
-import { handleVerifyAdmin, VERIFY_ADMIN_ROUTES, type VerifyStores } from './admin-overrides'
-import { maintenanceRestart, type SocketHub } from './events'
-import { json, parseTarget, type Target } from './http'
-import { toMs } from '../time/duration'
-import type { ProtocolHost } from './host'
-import type { ProtoRequest, ProtoResponse } from './types'
-import { clockJson, containerJson, handleAdminLive, LIVE_ROUTES } from './admin-live'
+import { ConflictError, FieldError, InvalidInputError, NotFoundError } from '../../service/errors'
+import type { RateLimitConfig } from '../../faults/rate-limit'
+import { closeProblem, type FaultRule, type SchemaDef } from '../../faults/rule'
+import type { CreateContainerOptions } from '../../service/containers'
+import type { AddImageOptions } from '../../service/images'
+import type { AddRegistryOptions } from '../../service/registries'
+import type { Service } from '../../core/service'
+import { FLEET_ADMIN_ROUTES, handleFleetAdmin } from './fleet'
+import { handleVerifyAdmin, VERIFY_ADMIN_ROUTES, type VerifyStores } from './overrides'
+import { maintenanceRestart, type SocketHub } from '../events/socket-hub'
+import { json, parseTarget, type Target } from '../http'
+import { toMs } from '../../time/duration'
+import type { ProtocolHost } from '../host'
+import type { ProtoRequest, ProtoResponse } from '../types'
+import { clockJson, containerJson, handleAdminLive, LIVE_ROUTES } from './live'
 
 /** Reads a JSON body of any shape (`empty` when there is none); `hint` says what to send instead of bad JSON. */
 async function readJsonValue(req: ProtoRequest, empty: unknown, hint = ''): Promise<unknown> {
@@ -139,7 +139,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
   // Overrides, requests and the fleet have files of their own.
   const own = (stores && (await handleVerifyAdmin(stores, req, target, parts))) ?? (await handleFleetAdmin(host.fleet?.(), req, target, parts))
   if (own) return own
-  // The dashboard's routes (live feed, clock pause/resume/speed, scenario continue, the dashboard's files): admin-live.ts.
+  // The dashboard's routes (live feed, clock pause/resume/speed, scenario continue, the dashboard's files): admin/live.ts.
   const live = await handleAdminLive(svc, host, hub, req, target, parts)
   if (live) return live
 

@@ -1,17 +1,17 @@
-import { goContainerConfig, IMAGE_ENV } from './docker-container-json'
-import { apiAtLeast } from './api-version'
-import { DocksideError, InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
-import { dockerFilterArgs } from './docker-filters'
-import { parseTimestampNano } from './events-common'
-import { familiarName, isRepository, missingImageName, splitReference, tagFormatProblem, type Image } from '../service/images'
+import { goContainerConfig, IMAGE_ENV } from './container-json'
+import { apiAtLeast } from '../api-version'
+import { DocksideError, InvalidFilterError, InvalidInputError, NotFoundError } from '../../service/errors'
+import { dockerFilterArgs } from '../filters'
+import { parseTimestampNano } from '../timestamps'
+import { familiarName, isRepository, missingImageName, splitReference, tagFormatProblem, type Image } from '../../service/images'
 
 export { familiarName }
-import { qualifiedName } from '../service/registries'
-import type { Service } from '../core/service'
-import { compileGoRegexp, GO_REGEXP_MAX_STATES } from './go-regexp'
-import { daemonReferenceText } from './docker-references'
-import { dockerError, invalidParameterStatus, json, type Target } from './http'
-import type { ProtoRequest, ProtoResponse } from './types'
+import { qualifiedName } from '../../service/registries'
+import type { Service } from '../../core/service'
+import { compileGoRegexp, GO_REGEXP_MAX_STATES } from '../go/regexp'
+import { daemonReferenceText } from './references'
+import { dockerError, invalidParameterStatus, json, type Target } from '../http'
+import type { ProtoRequest, ProtoResponse } from '../types'
 
 const decode = (segment: string) => {
   try {
@@ -275,7 +275,7 @@ export function goGlobSource(pattern: string): string {
   return out
 }
 
-/** A glob of Docker's `reference` filter (Go's path.Match), matched in linear time (go-regexp.ts). */
+/** A glob of Docker's `reference` filter (Go's path.Match), matched in linear time (protocol/go/regexp.ts). */
 function referenceGlob(p: string) {
   let source: string
   try {

@@ -1,5 +1,5 @@
-import { apiAtLeast } from './api-version'
-import { pushReferenceProblem, tagFormatProblem } from '../service/images'
+import { apiAtLeast } from '../api-version'
+import { pushReferenceProblem, tagFormatProblem } from '../../service/images'
 
 /**
  * What the daemon says of a push reference it refuses (reference.ParseNormalizedNamed, reference.WithTag). Engines

@@ -1,15 +1,15 @@
 // `GET /events/ws`: refuse before the upgrade, or accept and stream one text frame per event.
-import type { ServiceEvent, Subscriber, TimeFormat } from '../service/events'
-import type { CompiledFilter } from '../service/filters'
-import type { OpenedConnection } from '../service/delivery'
-import type { FaultDecision } from '../faults/plan'
-import type { Service } from '../core/service'
-import type { TimerHandle } from '../time/clock'
-import { connectLatency, findAction as find, untilAborted } from './faults'
-import { errorResponse, jsonError, type Target } from './http'
-import { BACKLOG_CLOSE_CODE, backlogReason, EVENTS_MAX_MESSAGE, PROTOCOL_ERROR_REASONS, resolveLimits, type ProtocolLimits } from './limits'
-import type { ProtoRequest, SocketSession, SocketSink, UpgradeResult } from './types'
-import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, unfollow, nextSocketId, admit, paced, replaySince } from './events-common'
+import type { ServiceEvent, Subscriber, TimeFormat } from '../../service/events'
+import type { CompiledFilter } from '../../service/filters'
+import type { OpenedConnection } from '../../service/delivery'
+import type { FaultDecision } from '../../faults/plan'
+import type { Service } from '../../core/service'
+import type { TimerHandle } from '../../time/clock'
+import { connectLatency, findAction as find, untilAborted } from '../faults'
+import { errorResponse, jsonError, type Target } from '../http'
+import { BACKLOG_CLOSE_CODE, backlogReason, EVENTS_MAX_MESSAGE, PROTOCOL_ERROR_REASONS, resolveLimits, type ProtocolLimits } from '../limits'
+import type { ProtoRequest, SocketSession, SocketSink, UpgradeResult } from '../types'
+import { parseEventsQuery, type EventsQuery, SINCE_GONE_CODE, sinceGone, follow, unfollow, nextSocketId, admit, paced, replaySince } from './common'
 import { clampCloseReason, createHub, RESTART_REASON, type LiveSocket } from './socket-hub'
 
 /** `GET /events/ws`: refuse before the upgrade, or accept and stream frames. */
@@ -306,6 +306,3 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
   }
 }
 
-export * from './socket-hub'
-export * from './events-common'
-export { eventsStream } from './events-stream'

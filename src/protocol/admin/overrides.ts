@@ -1,11 +1,11 @@
 // Admin routes for per-test overrides and request verification: `/_dockside/overrides` and `/_dockside/requests`.
 // Patterns that arrive here are compiled with re2js (linear time), never as JavaScript RegExps. See docs/admin-api.md.
-import { FieldError, InvalidInputError, NotFoundError } from '../service/errors'
-import { compileGoRegexp, loadGoRegexp } from './go-regexp'
-import { json, type Target } from './http'
-import { patternFromJson, type OverrideStore } from './overrides'
-import type { RequestLog } from './requests'
-import type { ProtoRequest, ProtoResponse } from './types'
+import { FieldError, InvalidInputError, NotFoundError } from '../../service/errors'
+import { compileGoRegexp, loadGoRegexp } from '../go/regexp'
+import { json, type Target } from '../http'
+import { patternFromJson, type OverrideStore } from '../requests/overrides'
+import type { RequestLog } from '../requests/log'
+import type { ProtoRequest, ProtoResponse } from '../types'
 
 /** The stores these routes read and change (the protocol's). */
 export interface VerifyStores {

@@ -1,13 +1,13 @@
-import { apiAtLeast } from './api-version'
-import type { Container } from '../service/containers'
-import { InvalidFilterError, InvalidInputError, NotFoundError } from '../service/errors'
-import type { Service } from '../core/service'
-import { containerInspect, containerSummary, NETWORK_IDS, type ContainerView } from './docker-container-json'
-import { dockerFilterArgs } from './docker-filters'
-import { resolveImage } from './docker-images'
-import { compileGoRegexp, GoRegexpSyntaxError, GoRegexpTooLargeError, type GoRegexp } from './go-regexp'
-import { json, type Target } from './http'
-import type { ProtoRequest, ProtoResponse } from './types'
+import { apiAtLeast } from '../api-version'
+import type { Container } from '../../service/containers'
+import { InvalidFilterError, InvalidInputError, NotFoundError } from '../../service/errors'
+import type { Service } from '../../core/service'
+import { containerInspect, containerSummary, NETWORK_IDS, type ContainerView } from './container-json'
+import { dockerFilterArgs } from '../filters'
+import { resolveImage } from './images'
+import { compileGoRegexp, GoRegexpSyntaxError, GoRegexpTooLargeError, type GoRegexp } from '../go/regexp'
+import { json, type Target } from '../http'
+import type { ProtoRequest, ProtoResponse } from '../types'
 
 
 /** Docker's units.HumanDuration, as `docker ps` prints it in STATUS. */
@@ -77,7 +77,7 @@ const boolValue = (v: string | undefined) => v !== undefined && !['', '0', 'no',
 
 /**
  * Docker's `filters.Args.Match`: the value itself, else Go's regexp.MatchString, where a pattern that does not compile
- * matches nothing. Matched by a linear-time engine (go-regexp.ts), never JavaScript's backtracking RegExp.
+ * matches nothing. Matched by a linear-time engine (protocol/go/regexp.ts), never JavaScript's backtracking RegExp.
  */
 function nameMatcher(pattern: string): (name: string) => boolean {
   let re: GoRegexp | undefined

@@ -2,9 +2,9 @@
 // the one request pattern that overrides match with too. Recording costs one small object and a ring push per
 // request: headers and query are kept by reference and masked only when read, the body only when a route read it,
 // cut to RECORDED_BODY_LIMIT characters. See docs/api.md#request-verification.
-import { Recent } from '../service/recent'
-import { InvalidInputError } from '../service/errors'
-import { parseTarget } from './http'
+import { Recent } from '../../service/recent'
+import { InvalidInputError } from '../../service/errors'
+import { parseTarget } from '../http'
 
 /** How many requests `fake.requests` keeps; older ones are dropped and counted in `omitted`. */
 export const REQUEST_LOG_LIMIT = 1000

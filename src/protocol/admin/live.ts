@@ -1,15 +1,15 @@
 // The dashboard's side of the admin API: the live feed (server-sent events), clock pause/resume/speed, a scenario's
 // continue, and the dashboard's own files. Everything the dashboard *does* goes through the documented admin routes.
-import { InvalidInputError, NotFoundError } from '../service/errors'
-import { compileFilters, parseFilters } from '../service/filters'
-import type { Service } from '../core/service'
-import type { SocketHub } from './events'
-import { json, type Target } from './http'
-import type { ProtocolHost } from './host'
-import type { ProtoRequest, ProtoResponse } from './types'
+import { InvalidInputError, NotFoundError } from '../../service/errors'
+import { compileFilters, parseFilters } from '../../service/filters'
+import type { Service } from '../../core/service'
+import type { SocketHub } from '../events/socket-hub'
+import { json, type Target } from '../http'
+import type { ProtocolHost } from '../host'
+import type { ProtoRequest, ProtoResponse } from '../types'
 
 /** A file of the dashboard, as the host serves it (read lazily, on the first request). */
-export type { UiAsset } from './host'
+export type { UiAsset } from '../host'
 
 /** Continues a scenario paused at a step (or a clock paused from the dashboard); returns whether it was paused. */
 export function continueScenario(svc: Service): boolean {

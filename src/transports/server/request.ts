@@ -86,3 +86,42 @@ export function toProtoRequest(req: Http.IncomingMessage, signal: AbortSignal, s
       })),
   }
 }
+
+/** How much of a refused body (413) the server reads and drops before it closes, so the client can read the answer. */
+export const LINGER_BYTES = 16 * 1024 * 1024
+/** How long (wall time) the server reads a refused body at most before it closes. */
+export const LINGER_MS = 3000
+
+/**
+ * A body refused for its size (413) is still on its way: closing with it unread resets the connection (the client's
+ * next write fails with EPIPE, and a reset can discard the answer before the client reads it). Reads and drops the
+ * rest, as Go's net/http and nginx's lingering close do, up to {@link LINGER_BYTES} or {@link LINGER_MS}, whichever
+ * comes first; then calls `done` with `true` when the body ended (a clean close) or `false` at the bound (close now).
+ * A declared `Content-Length` past the bound is not waited for: `done(false)` at once.
+ */
+export function dropRefusedBody(req: Http.IncomingMessage, after: (ms: number, fn: () => void) => () => void, done: (ended: boolean) => void): void {
+  if (req.complete) return done(true)
+  if (Number(req.headers['content-length']) > LINGER_BYTES) return done(false)
+  let dropped = 0
+  let finished = false
+  const finish = (ended: boolean) => {
+    if (finished) return
+    finished = true
+    cancel()
+    req.off('data', onData)
+    req.off('end', onEnd)
+    req.socket.off('close', onClose)
+    done(ended)
+  }
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.length
+    if (dropped > LINGER_BYTES) finish(false)
+  }
+  const onEnd = () => finish(true)
+  const onClose = () => finish(false)
+  const cancel = after(LINGER_MS, () => finish(false))
+  req.on('data', onData)
+  req.once('end', onEnd)
+  req.socket.once('close', onClose)
+  req.resume()
+}

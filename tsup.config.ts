@@ -3,6 +3,7 @@ import type { Plugin } from 'esbuild'
 import { copyFileSync, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import { schemaStandalone } from './scripts/schema-standalone'
 
 // Dependencies published as ESM only. jest without --experimental-vm-modules cannot require() them, so the CommonJS
 // build bundles them; the ESM build imports them (one nock per process, shared with the user's own). The CommonJS
@@ -81,12 +82,13 @@ const node: Options = {
   // msw is a peer (the user's own instance) and ESM only: always imported, never bundled.
   external: ['vitest', 'mock-socket', 'msw'],
   noExternal: esmOnly,
-  esbuildPlugins: [esmOnlyExternalInEsm, fakerOnFirstDraw],
+  // ajv's standalone validators in place of src/scenario/schema-validators.ts: the package does not depend on ajv.
+  esbuildPlugins: [esmOnlyExternalInEsm, fakerOnFirstDraw, schemaStandalone],
 }
 
 // dockside/browser: the fake and its MSW handlers in one file for browsers (docs/msw.md). The Node built-ins and
 // Node-only transports on the fake's lazy paths resolve to src/browser/node-shims.ts, so a page bundle never pulls
-// node:http, ws or nock, nor the dashboard's files on disk (src/ui/assets); its dependencies (msw, faker, ajv, ...) stay imports for the page's bundler.
+// node:http, ws or nock, nor the dashboard's files on disk (src/ui/assets); its dependencies (msw, faker, re2js, yaml) stay imports for the page's bundler.
 const shims = new URL('./src/browser/node-shims.ts', import.meta.url).pathname
 const browser: Options = {
   entry: { browser: 'src/browser/index.ts' },
@@ -99,8 +101,9 @@ const browser: Options = {
   clean: false,
   splitting: false,
   sourcemap: false,
-  external: ['msw', '@faker-js/faker', 'ajv', 're2js', 'yaml'],
+  external: ['msw', '@faker-js/faker', 're2js', 'yaml'],
   esbuildPlugins: [
+    schemaStandalone,
     {
       name: 'dockside-browser-shims',
       setup(build) {

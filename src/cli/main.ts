@@ -5,6 +5,7 @@ import { toBytes } from '../protocol/limits'
 import { loadScenario } from '../scenario/load'
 import { scenarioWarnings } from '../scenario/warnings'
 import { DocksideError, ScenarioError } from '../service/errors'
+import { MissingPackageError } from '../runtime/optional-peer'
 import { MAX_CLOCK_SPEED, type ClockMode } from '../time/clock'
 import { formatEntry, formatEvent } from './format'
 import { readSecrets, SecretError } from './secrets'
@@ -188,6 +189,7 @@ async function serve(argv: string[], usage = SERVE_USAGE) {
       scenario = await loadScenario(values.scenario as string)
     } catch (error) {
       if (error instanceof ScenarioError) fail(`invalid scenario ${error.message}`)
+      if (error instanceof MissingPackageError) fail(error.message)
       throw error
     }
   }
@@ -251,7 +253,9 @@ async function serve(argv: string[], usage = SERVE_USAGE) {
     // The bound address is named in the certificate when it is one (or a host name): a malformed one ("1.2.3", ":::")
     // crashed the certificate library with a stack trace; listen now refuses it with its own message.
     const { isIP } = process.getBuiltinModule('node:net')
-    tls = await selfSignedCertificate({ hosts: isIP(host) ? [host.replace(/%.*$/, '')] : /^[\d.]+$|:/.test(host) ? [] : [host] })
+    tls = await selfSignedCertificate({ hosts: isIP(host) ? [host.replace(/%.*$/, '')] : /^[\d.]+$|:/.test(host) ? [] : [host] }).catch((error: unknown) =>
+      error instanceof MissingPackageError ? fail(error.message) : Promise.reject(error),
+    )
   }
   let fake
   try {
@@ -413,6 +417,7 @@ function demo(argv: string[]) {
 
 /** The message for a scenario refused while loading it or building a fake from it, named after its file. */
 function scenarioProblem(file: string, error: unknown): string {
+  if (error instanceof MissingPackageError) return error.message
   if (error instanceof ScenarioError) return `invalid scenario ${error.file === '(scenario)' ? new ScenarioError(file, error.path, error.expected).message : error.message}`
   if (error instanceof DocksideError || error instanceof RangeError) return `invalid scenario ${file}: at (root): ${error.message}`
   throw error

@@ -4,6 +4,8 @@ import { checkScenario } from './apply'
 import { checkSchema, isTrustedValid, schemaProblem } from './schema'
 import { demoScenario } from './demo'
 import type { Scenario } from './scenario'
+import { firstRepeatedKey } from './json-keys'
+import { loadOptional } from '../runtime/optional-peer'
 
 /**
  * Validates a scenario: field names and types against docs/scenario.schema.json, then everything applying
@@ -47,13 +49,10 @@ function yamlProblem(file: string, e: { code?: string; message: string; linePos?
  * last silently. For scenario files and `POST /_dockside/scenario` bodies alike.
  */
 export async function checkKeysOnce(text: string, file: string): Promise<void> {
-  // JSON is YAML 1.2: the yaml library finds keys given twice (and says where), which JSON.parse keeps silently.
-  const { parseDocument } = await import('yaml')
-  const twice = parseDocument(text, { ...YAML_OPTIONS, merge: false, schema: 'json' }).errors.find((e) => e.code === 'DUPLICATE_KEY')
+  // Scanned here, not by the yaml library: JSON needs no optional package (yaml is one: runtime/optional-peer.ts).
+  const twice = firstRepeatedKey(text)
   if (!twice) return
-  const key = /^"(?:[^"\\]|\\.)*"/.exec(text.slice(twice.pos[0]))?.[0]
-  const where = twice.linePos?.[0] ? `line ${twice.linePos[0].line}, column ${twice.linePos[0].col}` : ''
-  throw new ScenarioError(file, where, `expected valid JSON with each key once in an object: ${key ?? 'a key'} is given twice (JSON.parse would keep only the last)`)
+  throw new ScenarioError(file, `line ${twice.line}, column ${twice.column}`, `expected valid JSON with each key once in an object: ${twice.key} is given twice (JSON.parse would keep only the last)`)
 }
 
 /**
@@ -75,7 +74,7 @@ export async function parseScenario(text: string, file = '(scenario)'): Promise<
       await checkKeysOnce(text, file)
     }
   } else {
-    const { isAlias, isCollection, LineCounter, parseDocument, visit } = await import('yaml')
+    const { isAlias, isCollection, LineCounter, parseDocument, visit } = await loadOptional('yaml', `Reading the YAML scenario ${file} (JSON needs no extra package)`, () => import('yaml'))
     const lines = new LineCounter()
     const doc = parseDocument(text, { ...YAML_OPTIONS, lineCounter: lines })
     if (doc.errors.length) throw yamlProblem(file, doc.errors[0], 'YAML')

@@ -2,7 +2,10 @@
 // Thin like the others: each MSW request or connection becomes a protocol call (handle/upgrade); every behaviour
 // stays in the protocol. No Node built-ins: the same handlers run under msw/node and in a page under msw/browser.
 // See docs/msw.md.
-import { http, ws, type HttpHandler, type WebSocketHandler } from 'msw'
+// A namespace import: an msw without `ws` (before 2.6) would fail a named import when the module links, before
+// docksideHandlers could say which msw it needs.
+import * as msw from 'msw'
+import type { HttpHandler, WebSocketHandler } from 'msw'
 import type { ServedFake } from '../served-fake'
 import { errorResponse } from '../../protocol/http'
 import { EVENTS_MAX_MESSAGE, readCappedText } from '../../protocol/limits'
@@ -34,6 +37,22 @@ export interface MswHandshake {
   headers: Record<string, string>
   /** The refusal's body (JSON text); undefined on success. */
   body: string | undefined
+}
+
+/** The oldest msw the handlers run on: http.all with a predicate, ws.link, and WebSocketHandler's test(). */
+const MSW_MINIMUM = '2.13.6'
+
+/** msw's `http` and `ws`, or a TypeError naming the msw these handlers need, when the project's is older. */
+function mswApi(): { http: typeof msw.http; ws: typeof msw.ws } {
+  const { http, ws, WebSocketHandler } = msw as Partial<typeof msw>
+  if (typeof http?.all !== 'function' || typeof ws?.link !== 'function' || typeof WebSocketHandler?.prototype.test !== 'function') {
+    throw new TypeError(
+      `dockside/msw needs msw ${MSW_MINIMUM} or newer (msw 2 from ${MSW_MINIMUM}, or msw 3): the msw this project loads has no ` +
+        `${typeof ws?.link !== 'function' ? 'ws.link() (msw 2.6 added it)' : 'WebSocketHandler test() (msw 2.13.6 added it)'}. ` +
+        `Upgrade it: npm install --save-dev msw@^2.13.6 (or msw@3). The rest of dockside needs no msw.`,
+    )
+  }
+  return { http, ws }
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -165,6 +184,7 @@ export function docksideHandlers(fake: ServedFake, options: DocksideHandlersOpti
   if (fake === null || typeof fake !== 'object' || typeof fake.protocol?.handle !== 'function') {
     throw new TypeError('docksideHandlers(fake, options) needs a fake from createDockside() as its first argument.')
   }
+  const { http, ws } = mswApi()
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError('docksideHandlers options must be an object, e.g. { region: "us-west-1" }.')
   const unknown = Object.keys(options).find((k) => !OPTION_NAMES.includes(k))
   if (unknown !== undefined) throw new TypeError(`docksideHandlers options: unknown option "${unknown}"; allowed: ${OPTION_NAMES.join(', ')}.`)

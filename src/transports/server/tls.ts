@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { loadOptional } from '../../runtime/optional-peer'
 
 /** A PEM key and certificate for `listen({ tls })` / `serve({ tls })`. */
 export interface TlsMaterial {
@@ -11,13 +12,14 @@ export interface TlsMaterial {
 /**
  * Generates a self-signed certificate (EC P-256, SHA-256, valid for a year) for `localhost`, `127.0.0.1`,
  * `::1` and any extra host names. Real clients of the service hard-code `wss://` and skip certificate
- * checks; others can trust the returned `cert`.
+ * checks; others can trust the returned `cert`. Needs the optional package `selfsigned` (`npm install --save-dev
+ * selfsigned`); without it, a MissingPackageError says so. Certificates of your own (`loadCertificate`) need nothing.
  * @example
  * const server = await fake.listen({ port: 0, tls: await selfSignedCertificate() })
  */
 export async function selfSignedCertificate(options: { hosts?: string[]; commonName?: string } = {}): Promise<TlsMaterial> {
-  // Loaded on demand: plain HTTP start-up never pays for the X.509 library.
-  const { generate } = await import('selfsigned')
+  // Loaded on demand, and an optional peer dependency: plain HTTP never pays for the X.509 library, nor does an install.
+  const { generate } = await loadOptional('selfsigned', 'A self-signed certificate (--tls, selfSignedCertificate())', () => import('selfsigned'))
   const hosts = ['localhost', '127.0.0.1', '::1', ...(options.hosts ?? [])]
   const isIp = (h: string) => /^[\d.]+$/.test(h) || h.includes(':')
   const pems = await generate([{ name: 'commonName', value: options.commonName ?? 'dockside' }], {

@@ -144,7 +144,23 @@ function toProtoRequest(request: Request, region: HookedRegion): ProtoRequest {
   }
 }
 
+/**
+ * What a request that asks to upgrade to a websocket is told: nock's interceptor answers requests, it cannot hand
+ * over an upgraded node:http socket, so a client of the `ws` package (which upgrades through node:http) cannot
+ * connect in process. Failing its handshake with this, rather than with the route's own "send an Upgrade: websocket
+ * request" (which it did send), tells the user what to do.
+ */
+export function upgradeInProcessMessage(method: string, url: string): string {
+  return (
+    `dockside: ${method} ${url} asks to upgrade to a websocket (Upgrade: websocket), and the in-process hooks cannot upgrade a node:http socket: ` +
+    `a client built on the ws package (or any node:http upgrade) cannot connect in process. Use the global WebSocket (globalThis.WebSocket, which the hooks replace), ` +
+    `hand the client hooks.WebSocket if it takes a WebSocket class, or serve the fake on a real port with fake.listen() and point the client at server.wsUrl. ` +
+    `See docs/in-process.md#clients-built-on-the-ws-package.`
+  )
+}
+
 async function answer(region: HookedRegion, request: Request): Promise<[number, string | Readable, Record<string, string>]> {
+  if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') throw new Error(upgradeInProcessMessage(request.method, request.url))
   const proto = toProtoRequest(request, region)
   // Refused by the server's parser before any route: the fake never sees it.
   if (UNPARSED_TARGET.test(proto.url)) {

@@ -1,4 +1,4 @@
-// `npm run mutate` (docs/testing.md): mutation testing of the core with Stryker and its vitest runner.
+// `npm run mutate` (docs/contributing/testing-internals.md): mutation testing of the core with Stryker and its vitest runner.
 // `npm run mutate -- --mutate src/faults/rule.ts` mutates one file. Not part of .ci/run.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -16,9 +16,9 @@ export default {
   ignorePatterns: ['/.tmp', '/dist', '/bench', '*.tgz'],
   // Three workers on the 2-core machine the 5-minute bar per file is set on: each mutant's run waits on vitest's
   // start-up between bursts of CPU, so a third worker fills the gaps (delivery.ts from scratch, idle machine: 5 min 38 s
-  // with two, 5 min 1 s with three; docs/testing.md). On a machine busy with other work, `--concurrency 1`.
+  // with two, 5 min 1 s with three; docs/contributing/testing-internals.md). On a machine busy with other work, `--concurrency 1`.
   concurrency: 3,
-  // Static mutants (module-level constants) would need every test rerun for each: skipped, see docs/testing.md.
+  // Static mutants (module-level constants) would need every test rerun for each: skipped, see docs/contributing/testing-internals.md.
   ignoreStatic: true,
   // A mutant that loops or waits forever is a kill: give up soon after the tests' own time (x1.5), not 10 s later.
   timeoutMS: 4_000,

@@ -1,7 +1,7 @@
 // What every property-based test of test/fuzz shares: the run count and seed (fixed for `npm test`,
 // raised and random under `npm run fuzz`), the two ways in with bounded requests, the checks every
 // answer must pass (JSON, no 5xx, no hang, no stack trace, no secret) and the "still serves a normal
-// client" check run after each batch. See docs/testing.md, "Property-based tests".
+// client" check run after each batch. See docs/contributing/testing-internals.md, "Property-based tests".
 import http from 'node:http'
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect } from 'vitest'

@@ -1,5 +1,5 @@
 // Edges of the admin API, the guard, overrides and request verification that the route-by-route tests leave open
-// (found by mutation testing, docs/testing.md): each case is behaviour a user can see, with the value the docs give.
+// (found by mutation testing, docs/contributing/testing-internals.md): each case is behaviour a user can see, with the value the docs give.
 import { describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 import { patternFromJson } from '../../src/protocol/requests/overrides'

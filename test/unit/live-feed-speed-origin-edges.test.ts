@@ -1,4 +1,4 @@
-// More edges mutation testing found open (docs/testing.md): the live feed's sockets, a client back from a gap, a
+// More edges mutation testing found open (docs/contributing/testing-internals.md): the live feed's sockets, a client back from a gap, a
 // caption that wakes the feed, a speed past the clock's maximum given as ?speed=, an override's delay on the auto clock,
 // and an allowed origin with a scheme that is not http(s).
 import { describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-// Mutation testing (docs/testing.md) of src/protocol/requests/overrides.ts: the checks a reply and a request pattern go through
+// Mutation testing (docs/contributing/testing-internals.md) of src/protocol/requests/overrides.ts: the checks a reply and a request pattern go through
 // before an override is installed. These pin what the surviving mutants showed unpinned: JSON `null` inside a body
 // and one object shared by two fields (not a circular structure) are taken and sent; headers of exactly 8 KiB are
 // taken and one byte more refused; a pattern that is null or undefined is refused with the pattern's own words.

@@ -1,4 +1,4 @@
-// Mutation testing (docs/testing.md) of src/protocol/docker/images.ts: the `until` filter of `GET /images/json` reads
+// Mutation testing (docs/contributing/testing-internals.md) of src/protocol/docker/images.ts: the `until` filter of `GET /images/json` reads
 // its value as the daemon's timetypes.GetTimestamp does (a Go duration before now, an RFC 3339 date or time, or Unix
 // seconds), and only a handful of its values were pinned (by the docker CLI test in engine-answer-shapes).
 // These pin what a `docker images --filter until=...` user sees for the rest: durations with fractions of several

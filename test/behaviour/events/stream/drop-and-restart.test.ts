@@ -1,4 +1,4 @@
-// Mutation testing (docs/testing.md) of src/protocol/events/stream.ts: Docker's `GET /events` as one of the fake's live
+// Mutation testing (docs/contributing/testing-internals.md) of src/protocol/events/stream.ts: Docker's `GET /events` as one of the fake's live
 // connections (a restart or `closeSockets` ends it cleanly, `dropSockets` cuts it), read through fake.protocol as a
 // transport reads it. These pin what the mutants that survived showed unpinned: a drop while the transport holds a
 // chunk aborts the response at once (a transport waiting on its client would otherwise never notice), a drop while

@@ -1,4 +1,4 @@
-// Mutation testing (docs/testing.md) of src/faults/rule.ts: a `message` is taken on a `refuse` rule (not only on
+// Mutation testing (docs/contributing/testing-internals.md) of src/faults/rule.ts: a `message` is taken on a `refuse` rule (not only on
 // `reply`) and answers the refused reconnect, a `retryAfter` of exactly 100 years is taken and one second more refused
 // with its words, and a scenario applied from now at the clock's start keeps its fault windows as written.
 // Found by mutation testing of src/faults/rule.ts (was test/regressions/mutation-fault-rule.test.ts).

@@ -1,4 +1,4 @@
-// Mutation testing (docs/testing.md) of src/service/push.ts: a push that names an image by its id (`sha256:<hex>`) is
+// Mutation testing (docs/contributing/testing-internals.md) of src/service/push.ts: a push that names an image by its id (`sha256:<hex>`) is
 // Docker's 404 with a hint to tag it first, through the route and through a scenario's push step alike.
 // Found by mutation testing of src/service/push.ts (was test/regressions/mutation-push.test.ts).
 import { describe, expect, it } from 'vitest'

@@ -17,7 +17,7 @@ import { SHUTDOWN_REASON } from './service/close-code'
 import type { Scenario } from './scenario/scenario'
 import type { Containers } from './service/containers'
 import type { EventLog, ServiceEvent } from './service/events'
-import { compileFilters } from './service/filters'
+import { EVERY_EVENT } from './service/filters'
 import type { Images } from './service/images'
 import type { Journal, JournalEntry } from './service/journal'
 import type { Registries } from './service/registries'
@@ -256,11 +256,10 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   const restart = () => maintenanceRestart(svc, protocol.hub)
   const applyHooks = { restart, closeSockets: (code: number, reason: string) => protocol.hub.closeAll(code, reason), dropSockets: () => protocol.hub.dropAll() }
   const listeners = { journal: new Set<(v: JournalEntry) => void>(), event: new Set<(v: ServiceEvent) => void>() }
-  const everything = compileFilters({})
   const build = () => {
     svc = createService(serviceOptions, hostTimers, checkSchema)
     svc.journal.subscribe((entry) => listeners.journal.forEach((l) => l(entry)))
-    svc.log.subscribe({ filter: everything, deliver: (event) => listeners.event.forEach((l) => l(event)) })
+    svc.log.subscribe({ filter: EVERY_EVENT, deliver: (event) => listeners.event.forEach((l) => l(event)) })
     if (options.scenario) {
       try {
         applyScenario(svc, options.scenario, applyHooks)

@@ -276,3 +276,6 @@ export function compileFilters(filters: Filters, options: { imageIds?: boolean }
     matches: (s) => tests.every((t) => t(s)),
   }
 }
+
+/** The filter of a subscriber that asked for no filter: every event (the facade's listeners, the live feed's subscription). */
+export const EVERY_EVENT: CompiledFilter = compileFilters({})

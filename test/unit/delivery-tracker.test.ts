@@ -6,6 +6,11 @@ import { createDeliveryTracker, DELIVERY_LIMITS, type DeliveryTracker } from '..
 import { createEventLog, type EventLog, type ServiceEvent } from '../../src/service/events'
 import { NotFoundError } from '../../src/service/errors'
 import { createClock, type Clock } from '../../src/time/clock'
+import { compileFilters, type CompiledFilter, type Filters } from '../../src/service/filters'
+
+/** Filters compiled as the protocol hands them to the tracker: one compiled filter per filters text. */
+const compiledByText = new Map<string, CompiledFilter>()
+const compiled = (f: Filters) => compiledByText.get(JSON.stringify(f)) ?? compiledByText.set(JSON.stringify(f), compileFilters(f, { imageIds: true })).get(JSON.stringify(f))!
 
 const T0 = Date.UTC(2026, 0, 1) // the clock's default start: 2026-01-01T00:00:00.000Z
 const at = (ms: number) => new Date(T0 + ms).toISOString()
@@ -51,7 +56,7 @@ describe('who a client is', () => {
     const f = {}
     const connect = (socket: number) => {
       const key = d.identify({ filters: f })
-      d.attempt(key, f)
+      d.attempt(key, compiled(f))
       d.opened(key, socket, 'ws', undefined)
       return key
     }
@@ -79,7 +84,7 @@ describe('who a client is', () => {
     const base = 'local {"container":["a #5"]}'
     for (const socket of [1, 2]) {
       const key = d.identify({ filters: f })
-      d.attempt(key, f)
+      d.attempt(key, compiled(f))
       d.opened(key, socket, 'ws', undefined)
     }
     d.closed(base, 1, 'client', 1000, '')
@@ -90,10 +95,10 @@ describe('who a client is', () => {
     const { d } = world()
     const f = { event: ['start'] }
     const base = 'local {"event":["start"]}'
-    d.attempt(d.identify({ filters: f }), f)
+    d.attempt(d.identify({ filters: f }), compiled(f))
     expect(d.identify({ filters: f })).toBe(base)
     const waiting = new AbortController()
-    d.attempt(base, f, waiting.signal)
+    d.attempt(base, compiled(f), waiting.signal)
     expect(d.identify({ filters: f })).toBe(`${base} #2`)
     waiting.abort()
     expect(d.identify({ filters: f })).toBe(base)
@@ -105,9 +110,9 @@ describe('who a client is', () => {
 describe('activity order', () => {
   it('clients() lists in order of arrival; an unknown client names the known ones in order of activity', () => {
     const { d } = world()
-    d.attempt('a', {})
-    d.attempt('b', {})
-    d.attempt('a', {})
+    d.attempt('a', compiled({}))
+    d.attempt('b', compiled({}))
+    d.attempt('a', compiled({}))
     expect(d.clients()).toEqual(['a', 'b'])
     expect(() => d.report('x')).toThrow(/^No events client "x"\. Known clients: "b", "a"\. Give clients/)
   })
@@ -122,15 +127,15 @@ describe('activity order', () => {
       }
     }
     const [s1, s2, s3, s4] = [0, 1, 2, 3].map(() => new AbortController())
-    d.attempt('a', {}, s1.signal)
-    d.attempt('a', {}, s2.signal)
-    d.attempt('r', {}, s3.signal)
-    d.attempt('r', {}, s4.signal)
-    d.attempt('c', {})
+    d.attempt('a', compiled({}), s1.signal)
+    d.attempt('a', compiled({}), s2.signal)
+    d.attempt('r', compiled({}), s3.signal)
+    d.attempt('r', compiled({}), s4.signal)
+    d.attempt('c', compiled({}))
     d.opened('c', 1, 'ws', undefined)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 2, 'ws', undefined)
-    d.attempt('z', {})
+    d.attempt('z', compiled({}))
     expect(known()).toBe('"a", "r", "c", "z"')
     s1.abort()
     d.refused('r', 429, 'x', 1, s3.signal)
@@ -141,9 +146,9 @@ describe('activity order', () => {
   it('a refusal after its own close (the attempt was made before it) owes what follows the refusal', async () => {
     const w = world()
     const { d } = w
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 1, 'ws', undefined)
-    d.attempt('c', {}) // a second connection, with no signal to wait on
+    d.attempt('c', compiled({})) // a second connection, with no signal to wait on
     d.closed('c', 1, 'client', 1000, '')
     await w.to(1000)
     d.refused('c', 503, 'down')
@@ -154,10 +159,10 @@ describe('activity order', () => {
 
   it('a client that tries again is no longer the one idle the longest', () => {
     const { d } = world({ limits: { clients: 2 } })
-    d.attempt('a', {})
-    d.attempt('b', {})
-    d.attempt('a', {})
-    d.attempt('c', {})
+    d.attempt('a', compiled({}))
+    d.attempt('b', compiled({}))
+    d.attempt('a', compiled({}))
+    d.attempt('c', compiled({}))
     expect(d.clients()).toEqual(['a', 'c'])
   })
 
@@ -165,8 +170,8 @@ describe('activity order', () => {
     const { d } = world()
     const [s1, s2] = [new AbortController(), new AbortController()]
     const key = d.identify({ filters: {} })
-    d.attempt(key, {}, s1.signal)
-    d.attempt(key, {}, s2.signal)
+    d.attempt(key, compiled({}), s1.signal)
+    d.attempt(key, compiled({}), s2.signal)
     s1.abort()
     expect(d.identify({ filters: {} })).toBe('local {} #2')
     s2.abort()
@@ -179,7 +184,7 @@ describe('activity order', () => {
     for (let i = 1; i <= 13; i++) {
       const key = d.identify({ filters: {} })
       expect(key).toBe(i === 1 ? 'local {}' : `local {} #${i}`)
-      d.attempt(key, {})
+      d.attempt(key, compiled({}))
       d.opened(key, i, 'ws', undefined)
     }
     d.closed('local {} #12', 12, 'client', 1000, '')
@@ -191,12 +196,12 @@ describe('a report, word for word', () => {
   it('refused, back, served twice over, closed by the server, away: missed, duplicates, gaps, backoff, timeline', async () => {
     const w = world()
     const { d } = w
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.refused('c', 429, 'too many', 2)
     await w.to(1000)
     const e1 = w.ev()
     await w.to(2000)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 7, 'ws', undefined)
     await w.to(3000)
     const e2 = w.ev('stop')
@@ -242,7 +247,7 @@ describe('a report, word for word', () => {
 
     // Back with `since` = the missed event's time, over Docker's stream: it is replayed and the gap closes.
     await w.to(9000)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 8, 'stream', e4.timeNano)
     d.sent('c', 8, e4)
     await w.to(9500)
@@ -265,7 +270,7 @@ describe('a report, word for word', () => {
     const e5 = w.ev()
     d.sent('c', 8, e5)
     await w.to(9800)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 9, 'ws', undefined)
     expect(d.report('c').gaps).toEqual(back.gaps)
   })
@@ -273,7 +278,7 @@ describe('a report, word for word', () => {
   it("after its own close (a close frame) nothing is owed until its next attempt; a returning since is owed again", async () => {
     const w = world()
     const { d } = w
-    d.attempt('p', {})
+    d.attempt('p', compiled({}))
     d.opened('p', 1, 'ws', undefined)
     const e1 = w.ev()
     d.sent('p', 1, e1)
@@ -285,7 +290,7 @@ describe('a report, word for word', () => {
     const e3 = w.ev() // away by choice, asked for again by `since`
     await w.to(4000)
     expect(d.report('p')).toMatchObject({ expected: 1, delivered: 1, missed: [], gaps: [], backoffMs: [] })
-    d.attempt('p', {})
+    d.attempt('p', compiled({}))
     d.opened('p', 2, 'ws', e3.timeNano)
     const r = d.report('p')
     expect([r.expected, r.delivered, r.missed.map((e) => e.seq), r.gaps]).toEqual([2, 1, [e3.seq], []])
@@ -302,18 +307,18 @@ describe('a report, word for word', () => {
     const w = world()
     const { d } = w
     // 1006 from the client.
-    d.attempt('crash', {})
+    d.attempt('crash', compiled({}))
     d.opened('crash', 1, 'ws', undefined)
     d.closed('crash', 1, 'client', 1006, '')
     // A drop.
-    d.attempt('drop', {})
+    d.attempt('drop', compiled({}))
     d.opened('drop', 2, 'ws', undefined)
     d.closed('drop', 2, 'drop', 1006, '')
     // A close frame, but another attempt of the same client is already under way.
     const retry = new AbortController()
-    d.attempt('eager', {})
+    d.attempt('eager', compiled({}))
     d.opened('eager', 3, 'ws', undefined)
-    d.attempt('eager', {}, retry.signal)
+    d.attempt('eager', compiled({}), retry.signal)
     d.closed('eager', 3, 'client', 1000, 'bye')
     await w.to(1000)
     const e = w.ev()
@@ -325,11 +330,11 @@ describe('a report, word for word', () => {
     expect(d.report('eager').timeline.at(-1)).toMatchObject({ kind: 'close', detail: 'socket 3 closed by client 1000 "bye"' })
     // Each end counts towards the next attempt's backoff: the drop's and the 1006's.
     await w.to(2700)
-    d.attempt('drop', {})
-    d.attempt('crash', {})
+    d.attempt('drop', compiled({}))
+    d.attempt('crash', compiled({}))
     expect([d.report('drop').backoffMs, d.report('crash').backoffMs]).toEqual([[2700], [2700]])
     // A server close with an empty reason.
-    d.attempt('quiet', {})
+    d.attempt('quiet', compiled({}))
     d.opened('quiet', 4, 'ws', undefined)
     d.closed('quiet', 4, 'server', 1000, '')
     expect(d.report('quiet').timeline.at(-1)?.detail).toBe('socket 4 closed by server 1000')
@@ -338,22 +343,22 @@ describe('a report, word for word', () => {
   it('a refusal and an open in the same millisecond with nothing between leave no gap; with an event between, a gap of 0 ms', async () => {
     const w = world()
     const { d } = w
-    d.attempt('a', {})
+    d.attempt('a', compiled({}))
     d.refused('a', 429, 'x', 1)
-    d.attempt('a', {})
+    d.attempt('a', compiled({}))
     d.opened('a', 1, 'ws', undefined)
     expect(d.report('a').gaps).toEqual([])
-    d.attempt('b', {})
+    d.attempt('b', compiled({}))
     d.refused('b', 429, 'x', 1)
     const e = w.ev()
-    d.attempt('b', {})
+    d.attempt('b', compiled({}))
     d.opened('b', 2, 'ws', undefined)
     expect(d.report('b').gaps).toEqual([{ from: at(0), to: at(0), ms: 0, missed: 1 }])
     expect(d.report('b').missed).toEqual([ref(e)])
     // Away for a while with nothing missed: a gap of its length.
     d.closed('a', 1, 'server', 1001, '')
     await w.to(3000)
-    d.attempt('a', {})
+    d.attempt('a', compiled({}))
     d.opened('a', 3, 'ws', undefined)
     expect(d.report('a').gaps).toEqual([{ from: at(0), to: at(3000), ms: 3000, missed: 0 }])
   })
@@ -365,7 +370,7 @@ describe('a report, word for word', () => {
     await w.to(1000)
     const replayed = w.ev('start', 'api')
     await w.to(2000)
-    d.attempt('f', { container: ['api'] })
+    d.attempt('f', compiled({ container: ['api'] }))
     d.opened('f', 1, 'ws', replayed.timeNano)
     w.ev('start', 'web') // not matching
     const e = w.ev('stop', 'api')
@@ -388,7 +393,7 @@ describe('where what is owed starts and stops', () => {
   it('attempts alone (not yet answered) owe nothing; the event just before the open is not owed', async () => {
     const w = world()
     const { d } = w
-    d.attempt('w', {})
+    d.attempt('w', compiled({}))
     const before = w.ev()
     expect(d.report('w')).toMatchObject({ expected: 0, missed: [], gaps: [], connections: [] })
     d.opened('w', 1, 'ws', undefined)
@@ -401,7 +406,7 @@ describe('where what is owed starts and stops', () => {
   it('an event never sent while connected is missed, but not in the gap that follows', async () => {
     const w = world()
     const { d } = w
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 1, 'ws', undefined)
     const lost = w.ev()
     d.closed('c', 1, 'server', 1011, 'oops')
@@ -413,7 +418,7 @@ describe('where what is owed starts and stops', () => {
   it('a close is recorded once; sends after it do not count on that connection', () => {
     const w = world()
     const { d } = w
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 1, 'ws', undefined)
     d.closed('c', 1, 'server', 1000, '')
     d.closed('c', 1, 'drop', 1006, '')
@@ -426,9 +431,9 @@ describe('where what is owed starts and stops', () => {
   it('sentOn, with the connection opened returned, counts as sent does: on the client, and on that connection while open', () => {
     const w = world()
     const { d } = w
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     const first = d.opened('c', 1, 'ws', undefined)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     const second = d.opened('c', 2, 'ws', undefined)
     const [a, b, c] = [w.ev(), w.ev(), w.ev()]
     d.sentOn(first, a)
@@ -444,15 +449,15 @@ describe('where what is owed starts and stops', () => {
   it('one of two open connections closed by the server: no stretch away while the other is open', async () => {
     const w = world()
     const { d } = w
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 1, 'ws', undefined)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 2, 'ws', undefined)
     d.closed('c', 1, 'server', 1001, '')
     await w.to(1000)
     const e = w.ev()
     d.sent('c', 2, e)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 3, 'ws', undefined)
     expect(d.report('c')).toMatchObject({ expected: 1, delivered: 1, missed: [], gaps: [] })
   })
@@ -461,7 +466,7 @@ describe('where what is owed starts and stops', () => {
     const w = world()
     const { d } = w
     const open = (socket: number) => {
-      d.attempt('c', {})
+      d.attempt('c', compiled({}))
       d.opened('c', socket, 'ws', undefined)
     }
     const send = (sockets: number[]) => {
@@ -512,16 +517,16 @@ describe('where what is owed starts and stops', () => {
   it('a client whose last waiting attempt ends (abandoned or refused) becomes idle, and can be forgotten', () => {
     const { d } = world({ limits: { clients: 1 } })
     const [s1, s2, s3, s4] = [0, 1, 2, 3].map(() => new AbortController())
-    d.attempt('a', {}, s1.signal)
-    d.attempt('a', {}, s2.signal) // busy: no longer among the idle
+    d.attempt('a', compiled({}), s1.signal)
+    d.attempt('a', compiled({}), s2.signal) // busy: no longer among the idle
     s1.abort()
     s2.abort()
-    d.attempt('b', {}, s3.signal)
+    d.attempt('b', compiled({}), s3.signal)
     expect(d.clients()).toEqual(['b'])
-    d.attempt('b', {}, s4.signal)
+    d.attempt('b', compiled({}), s4.signal)
     d.refused('b', 429, 'x', 1, s3.signal)
     d.refused('b', 429, 'x', 1, s4.signal)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     expect(d.clients()).toEqual(['c'])
   })
 })
@@ -531,13 +536,13 @@ describe('attempts that are never answered', () => {
     const w = world()
     const { d } = w
     const ac = new AbortController()
-    d.attempt('s', {}, ac.signal)
-    d.attempt('s', {}, ac.signal) // the same attempt again: one pending
+    d.attempt('s', compiled({}), ac.signal)
+    d.attempt('s', compiled({}), ac.signal) // the same attempt again: one pending
     await w.to(1000)
     ac.abort()
     const e = w.ev()
     await w.to(3000)
-    d.attempt('s', {})
+    d.attempt('s', compiled({}))
     const r = d.report('s')
     expect(r.timeline.map((l) => [l.elapsedMs, l.kind, l.detail])).toEqual([
       [500, 'attempt', 'first connect'],
@@ -554,10 +559,10 @@ describe('attempts that are never answered', () => {
     const { d } = world()
     const gone = new AbortController()
     gone.abort()
-    d.attempt('local {}', {}, gone.signal)
+    d.attempt('local {}', compiled({}), gone.signal)
     expect(d.identify({ filters: {} })).toBe('local {}')
     const ac = new AbortController()
-    d.attempt('a', {}, ac.signal)
+    d.attempt('a', compiled({}), ac.signal)
     d.opened('a', 1, 'ws', undefined, ac.signal)
     ac.abort()
     expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'open'])
@@ -566,15 +571,15 @@ describe('attempts that are never answered', () => {
   it('an answer names its attempt by signal, else the oldest waiting one is answered', () => {
     const { d } = world()
     const [s1, s2, s3, s4] = [0, 1, 2, 3].map(() => new AbortController())
-    d.attempt('a', {}, s1.signal)
-    d.attempt('a', {}, s2.signal)
+    d.attempt('a', compiled({}), s1.signal)
+    d.attempt('a', compiled({}), s2.signal)
     d.opened('a', 1, 'ws', undefined, s2.signal)
     s2.abort() // answered: no longer listened to
     expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'open'])
     s1.abort()
     expect(d.report('a').timeline.map((l) => l.kind)).toEqual(['attempt', 'attempt', 'open', 'abandoned'])
-    d.attempt('b', {}, s3.signal)
-    d.attempt('b', {}, s4.signal)
+    d.attempt('b', compiled({}), s3.signal)
+    d.attempt('b', compiled({}), s4.signal)
     d.refused('b', 429, 'busy', 1, new AbortController().signal) // not one of its attempts: the oldest
     s3.abort()
     s4.abort()
@@ -590,17 +595,17 @@ describe('limits', () => {
   it('connections, refusals and timeline lines are kept up to their limit; the report covers the kept window', async () => {
     const w = world({ limits: { connections: 2, refusals: 1, timeline: 3 } })
     const { d } = w
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.refused('c', 429, 'one', 1)
     d.refused('c', 503, 'two', 1)
     const e1 = w.ev() // in the first stretch away: dropped from the window later
     await w.to(1000)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 1, 'ws', undefined)
     d.closed('c', 1, 'server', 1001, '')
     const e2 = w.ev() // missed
     await w.to(2000)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 2, 'ws', undefined)
     let r = d.report('c')
     expect([r.missed.map((e) => e.seq), r.omitted]).toEqual([[e1.seq, e2.seq], { connections: 0, refusals: 1, timeline: 5 }])
@@ -609,7 +614,7 @@ describe('limits', () => {
     d.closed('c', 2, 'drop', 1006, '')
     const e3 = w.ev()
     await w.to(3000)
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 3, 'ws', e2.timeNano)
     r = d.report('c')
     // Connection 1 dropped: owed from connection 2's opening; what connection 3's since replays is owed.
@@ -622,13 +627,13 @@ describe('limits', () => {
   it('the window of the kept history starts at its oldest connection, with its since', async () => {
     const w = world({ limits: { connections: 1 } })
     const { d } = w
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 1, 'ws', undefined)
     d.closed('c', 1, 'server', 1001, '')
     const before = w.ev()
     await w.to(1000)
     const replay = w.ev()
-    d.attempt('c', {})
+    d.attempt('c', compiled({}))
     d.opened('c', 2, 'ws', replay.timeNano)
     const after = w.ev()
     d.sent('c', 2, after)
@@ -639,10 +644,10 @@ describe('limits', () => {
   it('clients: the one idle the longest is forgotten first, never a busy one; asking for it says so', () => {
     const { d } = world({ limits: { clients: 2 } })
     expect(() => d.report('x')).toThrow(new NotFoundError('No events client "x". Known clients: (none yet). Give clients an id with the X-Dockside-Client header or the "client" query parameter.'))
-    d.attempt('a', {})
+    d.attempt('a', compiled({}))
     d.opened('a', 1, 'ws', undefined) // busy
-    d.attempt('b', {}) // idle
-    d.attempt('c', {}) // idle; b is forgotten
+    d.attempt('b', compiled({})) // idle
+    d.attempt('c', compiled({})) // idle; b is forgotten
     expect(d.clients()).toEqual(['a', 'c'])
     expect(d.forgottenClients).toBe(1)
     expect(() => d.summary('b')).toThrow(
@@ -653,23 +658,23 @@ describe('limits', () => {
     )
     // c is touched (an attempt): a, now idle, is the one idle the longest.
     d.closed('a', 1, 'client', 1000, '')
-    d.attempt('c', {})
-    d.attempt('d', {})
+    d.attempt('c', compiled({}))
+    d.attempt('d', compiled({}))
     expect(d.clients()).toEqual(['c', 'd'])
     // All busy: nobody is forgotten.
     d.opened('c', 2, 'ws', undefined)
     d.opened('d', 3, 'ws', undefined)
-    d.attempt('e', {}, new AbortController().signal)
+    d.attempt('e', compiled({}), new AbortController().signal)
     expect(d.clients()).toEqual(['c', 'd', 'e'])
     expect(d.forgottenClients).toBe(2)
     // A forgotten client that comes back is known again; only the last `clients` forgotten keys are remembered.
-    d.attempt('b', {})
+    d.attempt('b', compiled({}))
     expect(d.known('b')).toBe(true)
     expect(d.report('b').timeline.map((l) => l.detail)).toEqual(['first connect'])
     d.closed('c', 2, 'server', 1001, '')
     d.closed('d', 3, 'server', 1001, '')
-    d.attempt('f', {})
-    d.attempt('g', {})
+    d.attempt('f', compiled({}))
+    d.attempt('g', compiled({}))
     expect(d.forgottenClients).toBe(6)
     expect(() => d.report('a')).toThrow(/^No events client "a"/)
     expect(() => d.report('d')).toThrow(/^Events client "d" was forgotten/)
@@ -680,7 +685,7 @@ describe('what was sent follows the log', () => {
   it('replays that resend the retained events are folded: duplicates count every send', () => {
     const w = world({ retain: 10 })
     const { d } = w
-    d.attempt('r', {})
+    d.attempt('r', compiled({}))
     d.opened('r', 1, 'ws', undefined)
     const events = Array.from({ length: 10 }, () => w.ev())
     for (let round = 0; round < 210; round++) for (const e of events) d.sent('r', 1, e)
@@ -693,7 +698,7 @@ describe('what was sent follows the log', () => {
   it('thousands of sends through sentOn and sent, as the list slides and grows: the report is exact after every event', () => {
     const w = world({ retain: 500 })
     const { d } = w
-    d.attempt('r', {})
+    d.attempt('r', compiled({}))
     const opened = d.opened('r', 1, 'ws', undefined)
     const times = new Map<number, number>()
     const send = (e: ServiceEvent, i: number) => {
@@ -726,7 +731,7 @@ describe('what was sent follows the log', () => {
   it('sends of events the log dropped drop out of the report; the rest stay exact', () => {
     const w = world({ retain: 100 })
     const { d } = w
-    d.attempt('r', {})
+    d.attempt('r', compiled({}))
     d.opened('r', 1, 'ws', undefined)
     const sent: ServiceEvent[] = []
     for (let i = 0; i < 3000; i++) {

@@ -1,7 +1,8 @@
 // The dashboard's side of the admin API: the live feed (server-sent events), clock pause/resume/speed, a scenario's
 // continue, and the dashboard's own files. Everything the dashboard *does* goes through the documented admin routes.
 import { InvalidInputError, NotFoundError } from '../../service/errors'
-import { compileFilters, parseFilters } from '../../service/filters'
+import { EVERY_EVENT } from '../../service/filters'
+import { subscriberFilter } from '../events/common'
 import type { Service } from '../../core/service'
 import type { SocketHub } from '../events/socket-hub'
 import { json, type Target } from '../http'
@@ -188,9 +189,6 @@ function snapshot(svc: Service, host: ProtocolHost, hub: SocketHub, captions: re
   }
 }
 
-/** The feed's subscription to the event log: every event, matched against the feed's own filter as it arrives. */
-const everyEvent = compileFilters(parseFilters(undefined))
-
 /** The feeds that wait for the page's acknowledgement (`?ack=1`), by id, per fake (its hub outlives a reset). */
 const ackFeeds = new WeakMap<SocketHub, Map<string, (seq: number) => string | undefined>>()
 /** Feeds opened per fake (by its hub), as socket ids are counted: `live-1` is a fake's first, whatever ran before it. */
@@ -213,8 +211,8 @@ const feedCounts = new WeakMap<SocketHub, number>()
  * The stream ends (cleanly) when the fake is reset or closed; the browser's EventSource reconnects by itself.
  */
 function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRequest, target: Target): ProtoResponse {
-  // The dashboard's feed filters as the events websocket does.
-  const filter = compileFilters(parseFilters(target.query.get('filters')), { imageIds: true })
+  // The dashboard's feed filters as the events websocket does, with the same compiled filter for the same text.
+  const filter = subscriberFilter(target.query.get('filters'), false)
   const ackParam = target.query.get('ack')
   if (ackParam !== undefined && ackParam !== '1' && ackParam !== '0') throw new InvalidInputError(`Invalid "ack" ${JSON.stringify(ackParam)}: expected 1 (send each state only once the last was acknowledged with POST /_dockside/live/ack) or 0.`)
   let feed: string | undefined
@@ -257,7 +255,8 @@ function liveFeed(svc: Service, host: ProtocolHost, hub: SocketHub, req: ProtoRe
     // does not keep up holds the last LIVE_BACKLOG, not every event since it fell behind. Every event wakes the feed,
     // whatever its filter: the containers and their timeline changed even when the event list did not.
     svc.log.subscribe({
-      filter: everyEvent,
+      // Every event (each wakes the feed), matched against the feed's own filter as it arrives.
+      filter: EVERY_EVENT,
       deliver: (e) => {
         if (filter.matches(e) && pending.push(e.frame(format)) > LIVE_BACKLOG) {
           pending.shift()

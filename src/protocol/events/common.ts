@@ -23,15 +23,19 @@ export interface EventsQuery {
 /** How many distinct `filters` texts keep their compiled filter for the next connection that sends the same. */
 const COMPILED_KEPT = 256
 const compiled = new Map<string, CompiledFilter>()
+/** The filter of a connection that sent none, per way in: one for every such connection. */
+const unfiltered: Partial<Record<'d' | 'w', CompiledFilter>> = {}
 
 /**
- * The compiled filter of a `filters` text. Connections that send the same text (a fleet of identical clients, every
+ * The compiled filter of a subscriber's `filters` text (`docker`: as Docker's `GET /events` reads it, else as the
+ * events websocket and the dashboard's live feed do): the one place a subscriber's filter is compiled; the delivery
+ * tracker and the event log are handed this one. Connections that send the same text (a fleet of identical clients, every
  * reconnect) share one: a compiled filter is immutable, and each copy was ~1 KB per open socket and a parse and
  * compile per connect.
  */
-function compiledFilter(text: string | null | undefined, docker: boolean): CompiledFilter {
+export function subscriberFilter(text: string | null | undefined, docker: boolean): CompiledFilter {
   // The websocket's `image` filter also takes image ids (the service's own client documents "imageid or name").
-  if (text === null || text === undefined) return compileFilters(parseFilters(text, { docker }), { imageIds: !docker })
+  if (text === null || text === undefined) return (unfiltered[docker ? 'd' : 'w'] ??= compileFilters(parseFilters(text, { docker }), { imageIds: !docker }))
   const key = docker ? `d${text}` : `w${text}`
   let filter = compiled.get(key)
   if (filter === undefined) {
@@ -60,7 +64,7 @@ export function parseEventsQuery(req: ProtoRequest, target: Target): EventsQuery
   const early = docker ? times() : undefined
   // On Docker's route, the filters as its filters.FromJSON reads them (JSON null is none), its refusals in its words.
   const text = docker ? dockerFiltersText(sent, target.version, (raw) => parseFilters(raw, { docker })) : sent
-  const filter = compiledFilter(text, docker)
+  const filter = subscriberFilter(text, docker)
   const { since, until } = early ?? times()
   return { filter, since, until, client: req.headers['x-dockside-client'] ?? target.query.get('client') }
 }
@@ -168,7 +172,7 @@ export function admit(svc: Service, req: ProtoRequest, target: Target, q: Events
   const key = svc.deliveries.identify({ client: q.client, filters: q.filter.filters, address: req.remoteAddress })
   const reconnect = svc.deliveries.known(key)
   const since = replaySince(q)
-  svc.deliveries.attempt(key, q.filter.filters, req.signal, since, q.until)
+  svc.deliveries.attempt(key, q.filter, req.signal, since, q.until)
   const verdict = svc.rateLimit.check('events', clientKey(req, q))
   if (!verdict.allowed) {
     svc.deliveries.refused(key, 429, verdict.message, verdict.retryAfter, req.signal, since, q.until)

@@ -189,7 +189,7 @@ class EventsSocket implements LiveSocket, SocketSession, Subscriber {
     const subscriber: Subscriber = latency ? { filter: q.filter, deliver: paced(svc, latency, (e) => this.deliver(e), (this.timers ??= new Set())) } : this
     this.hub.add(this)
     try {
-      this.tracked = svc.deliveries.opened(this.key, this.id, 'ws', replaySince(q), signal, q.until, q.filter.filters)
+      this.tracked = svc.deliveries.opened(this.key, this.id, 'ws', replaySince(q), signal, q.until, q.filter)
       svc.journal.record('ws.open', { socket: this.id, client: this.key, filters: q.filter.filters, since: q.since?.toString(), until: q.until?.toString() })
       maxAges(svc).add(this)
       const gone = sinceGone(svc, q)

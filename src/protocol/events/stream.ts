@@ -116,7 +116,7 @@ export async function eventsStream(svc: Service, req: ProtoRequest, target: Targ
         else abort.abort()
       },
     }
-    svc.deliveries.opened(key, id, 'stream', replaySince(q), req.signal, q.until, q.filter.filters)
+    svc.deliveries.opened(key, id, 'stream', replaySince(q), req.signal, q.until, q.filter)
     // In the hub before the replay: a close fault or `until` reached during it takes the stream out again.
     hub?.addStream(live)
     const finish = () => {

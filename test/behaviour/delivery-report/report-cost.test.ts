@@ -2,6 +2,11 @@ import { expect, test } from 'vitest'
 import { createDeliveryTracker } from '../../../src/service/delivery'
 import { createEventLog, type EventLog } from '../../../src/service/events'
 import { createClock } from '../../../src/time/clock'
+import { compileFilters, type CompiledFilter, type Filters } from '../../../src/service/filters'
+
+/** Filters compiled as the protocol hands them to the tracker: one compiled filter per filters text. */
+const compiledByText = new Map<string, CompiledFilter>()
+const compiled = (f: Filters) => compiledByText.get(JSON.stringify(f)) ?? compiledByText.set(JSON.stringify(f), compileFilters(f, { imageIds: true })).get(JSON.stringify(f))!
 
 const input = { action: 'start' as const, id: 'a', name: 'web', image: 'nginx', labels: {}, instanceType: 's4', exitCode: 0 }
 
@@ -25,7 +30,7 @@ test('sends never read (copy) the retained log; only a report does', () => {
   const { log, reads } = countingLog(createEventLog(clock, { retain: 1000 }))
   const d = createDeliveryTracker({ log, now: () => clock.now(), startedAt: clock.now() })
   for (let c = 0; c < 10; c++) {
-    d.attempt(`c${c}`, {})
+    d.attempt(`c${c}`, compiled({}))
     d.opened(`c${c}`, c, 'ws', undefined)
   }
   for (let i = 0; i < 5000; i++) {
@@ -47,7 +52,7 @@ test('a report walks the events and the stretches away together: 1,000 reconnect
   const d = createDeliveryTracker({ log, now: () => clock.now(), startedAt: clock.now() })
   const clients = 10
   for (let c = 0; c < clients; c++) {
-    d.attempt(`c${c}`, {})
+    d.attempt(`c${c}`, compiled({}))
     d.opened(`c${c}`, c * 10_000, 'ws', undefined)
   }
   for (let round = 0; round < 1000; round++) {
@@ -58,7 +63,7 @@ test('a report walks the events and the stretches away together: 1,000 reconnect
     for (let c = 0; c < clients; c++) d.closed(`c${c}`, c * 10_000 + round, 'client', 1000, '')
     log.append(input) // away by choice: not owed
     for (let c = 0; c < clients; c++) {
-      d.attempt(`c${c}`, {})
+      d.attempt(`c${c}`, compiled({}))
       d.opened(`c${c}`, c * 10_000 + round + 1, 'ws', undefined)
     }
   }

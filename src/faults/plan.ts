@@ -161,7 +161,7 @@ export function createFaultPlan(deps: { journal: Journal; random: RandomSource; 
   /** A checked copy of a rule (the caller's object is never kept nor changed). */
   const prepare = (input: FaultRule) => {
     deps.check?.('fault', input, 'fault rule')
-    return validateRule({ ...input, match: input.match && { ...input.match } })
+    return validateRule({ ...input, match: input.match && { ...input.match } } as FaultRule)
   }
 
   /**

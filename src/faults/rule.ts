@@ -59,12 +59,10 @@ export interface FaultDribble {
 }
 
 /**
- * One fault rule, in the syntax the library, scenario files and the admin API share.
- * Exactly one action: `reply`, `refuse`, `error`, `close`, `drop`, `reset`, `truncate`, `stall`, `unreachable`, `dribble`
- * or `latency`
- * (`refuse` may carry `reply` as its status).
+ * Every field a fault rule may have on any site: what the runtime reads. A rule as written is a {@link FaultRule}, which
+ * allows on each site only the fields that site reads.
  */
-export interface FaultRule {
+export interface FaultRuleFields {
   /** Optional name for the journal and `pending()`. @default the next free `rule-N` (ids in use are skipped) */
   id?: string
   on: FaultSite
@@ -149,28 +147,73 @@ export interface FaultContext {
 
 const ACTIONS = ['reply', 'refuse', 'error', 'close', 'drop', 'reset', 'truncate', 'stall', 'unreachable', 'dribble', 'latency'] as const
 type ActionName = (typeof ACTIONS)[number]
-const SITE_ACTIONS: Record<FaultSite, readonly ActionName[]> = {
+// The three tables below are the one source of what each site takes: validateRule reads them at run time, and the
+// type FaultRule is derived from them, so a rule the runtime would refuse for its site does not compile either.
+const SITE_ACTIONS = {
   events: ['reply', 'refuse', 'close', 'drop', 'stall', 'latency'],
   push: ['reply', 'error', 'reset', 'truncate', 'stall', 'unreachable', 'dribble', 'latency'],
-}
+} as const satisfies Record<FaultSite, readonly ActionName[]>
 
 /** The `match` fields each site's requests carry; another can never match there (a push has no filters). */
-const SITE_MATCH: Record<FaultSite, readonly (keyof FaultMatch)[]> = {
+const SITE_MATCH = {
   events: ['route', 'client', 'container', 'filters', 'reconnect'],
   push: ['route', 'image', 'client'],
-}
+} as const satisfies Record<FaultSite, readonly (keyof FaultMatch)[]>
 
 /**
  * The fields that say when or how an action strikes, and the sites and actions that read them. On any other rule one
  * was accepted and ignored: `{"on":"push","reply":500,"afterLayer":2}` answered 500 before the push began.
  */
-const MODIFIERS: Record<'afterMessages' | 'afterTime' | 'afterLayer' | 'afterBytes' | 'retryAfter', { sites: readonly FaultSite[]; actions: readonly ActionName[] }> = {
+const MODIFIERS = {
   afterMessages: { sites: ['events'], actions: ['close', 'drop'] },
   afterTime: { sites: ['events'], actions: ['close', 'drop'] },
   afterLayer: { sites: ['push'], actions: ['error', 'reset', 'truncate', 'stall', 'unreachable'] },
   afterBytes: { sites: ['push'], actions: ['error', 'reset', 'truncate', 'stall', 'unreachable'] },
   retryAfter: { sites: ['events', 'push'], actions: ['reply', 'refuse'] },
-}
+} as const satisfies Record<'afterMessages' | 'afterTime' | 'afterLayer' | 'afterBytes' | 'retryAfter', { sites: readonly FaultSite[]; actions: readonly ActionName[] }>
+
+/** Fields a rule must not have: set, they do not compile (each is `undefined` at most). */
+type Without<K extends PropertyKey> = { [P in K]?: never }
+type Modifier = keyof typeof MODIFIERS
+/** The actions, match fields and modifiers a site reads (from the tables above). */
+type ActionOf<S extends FaultSite> = (typeof SITE_ACTIONS)[S][number]
+type MatchOf<S extends FaultSite> = (typeof SITE_MATCH)[S][number]
+type ModifierOf<S extends FaultSite> = { [M in Modifier]: S extends (typeof MODIFIERS)[M]['sites'][number] ? M : never }[Modifier]
+/** What a site does not read: its own fields are left out and set as `never`, so setting one is a compile error. */
+type NotOn<S extends FaultSite> = Exclude<ActionName, ActionOf<S>> | Exclude<Modifier, ModifierOf<S>>
+
+/** The rule of one site: {@link FaultRuleFields} without the actions, match fields and modifiers the site does not read. */
+type SiteRule<S extends FaultSite> = Omit<FaultRuleFields, 'on' | 'match' | 'latency' | NotOn<S>> &
+  Without<NotOn<S>> & {
+    on: S
+    /** What a rule matches beyond its site; only the fields this site's requests carry. */
+    match?: Pick<FaultMatch, MatchOf<S>> & Without<Exclude<keyof FaultMatch, MatchOf<S>>>
+    /** Latency on connect and per event (push: on connect only; `dribble` slows push lines). */
+    latency?: S extends 'push' ? Omit<FaultLatency, 'perEvent'> & Without<'perEvent'> : FaultLatency
+  }
+
+/**
+ * A fault rule on the events stream (`/events/ws`, Docker's `/events`): one of `reply`, `refuse`, `close`, `drop`,
+ * `stall`, `latency`. See docs/faults.md.
+ */
+export interface EventsFaultRule extends SiteRule<'events'> {}
+/**
+ * A fault rule on an image push: one of `reply`, `error`, `reset`, `truncate`, `stall`, `unreachable`, `dribble`,
+ * `latency`. See docs/faults.md.
+ */
+export interface PushFaultRule extends SiteRule<'push'> {}
+
+/**
+ * One fault rule, in the syntax the library, scenario files and the admin API share: a union by site (`on`), so an
+ * action, `match` field or modifier its site does not take is a compile error (`{ on: 'events', error: 'x' }`), as
+ * it is a `FieldError` at run time (for rules read from JSON or YAML).
+ * Exactly one action: `reply`, `refuse`, `error`, `close`, `drop`, `reset`, `truncate`, `stall`, `unreachable`, `dribble`
+ * or `latency` (`refuse` may carry `reply` as its status).
+ * @example
+ * fake.faults.add({ on: 'events', reply: 429, retryAfter: 5 })
+ * fake.faults.add({ on: 'push', error: 'blob upload unknown', afterLayer: 1 })
+ */
+export type FaultRule = EventsFaultRule | PushFaultRule
 
 /** What is wrong with a close code and reason a server would send (RFC 6455 §7.4), as a FieldError at `code` or `reason`. */
 export function closeProblem(code: unknown, reason: unknown, subject: string): FieldError | undefined {
@@ -207,7 +250,7 @@ export function validateRule(rule: FaultRule, check?: SchemaCheck): FaultRule {
   check?.('fault', rule, 'fault rule')
   const action = rule && typeof rule === 'object' && SITE_ACTIONS[rule.on] ? actionName(rule) : undefined
   if (!action) throw new FieldError('', 'must be a fault rule like {"on":"events","reply":429}', 'fault rule')
-  if (!SITE_ACTIONS[rule.on].includes(action)) {
+  if (!(SITE_ACTIONS[rule.on] as readonly ActionName[]).includes(action)) {
     throw new FieldError(action, `does not apply to "${rule.on}"; actions on "${rule.on}": ${SITE_ACTIONS[rule.on].join(', ')}`, 'fault rule')
   }
   if (rule.close !== undefined) {
@@ -215,12 +258,12 @@ export function validateRule(rule: FaultRule, check?: SchemaCheck): FaultRule {
     if (problem) throw problem.at('close')
   }
   for (const [field, value] of Object.entries(rule.match ?? {})) {
-    if (value === undefined || SITE_MATCH[rule.on].includes(field as keyof FaultMatch)) continue
+    if (value === undefined || (SITE_MATCH[rule.on] as readonly (keyof FaultMatch)[]).includes(field as keyof FaultMatch)) continue
     const why = rule.on === 'push' ? 'a push has no container, filters or reconnects' : 'an events client has no image; match its filters'
     throw new FieldError(`match.${field}`, `does not apply to "${rule.on}" (${why}), so the rule could never fire; match fields on "${rule.on}": ${SITE_MATCH[rule.on].join(', ')}`, 'fault rule')
   }
   for (const [field, takes] of Object.entries(MODIFIERS)) {
-    if (rule[field as keyof typeof MODIFIERS] === undefined || (takes.sites.includes(rule.on) && takes.actions.includes(action))) continue
+    if (rule[field as Modifier] === undefined || ((takes.sites as readonly FaultSite[]).includes(rule.on) && (takes.actions as readonly ActionName[]).includes(action))) continue
     const readers = takes.actions.map((a) => `"${a}"`).join(', ')
     throw new FieldError(field, `is read only by ${readers}${takes.sites.length === 1 ? ` on "${takes.sites[0]}"` : ''}, and this rule's action is "${action}" on "${rule.on}", so it would be ignored; drop "${field}"`, 'fault rule')
   }

@@ -6,15 +6,20 @@ import { describe, expect, it } from 'vitest'
 import { createDockside } from '../../src/index'
 import type { FaultAction } from '../../src/faults/plan'
 import { createService, type Service } from '../../src/core/service'
-import { startPush, type PushRequest } from '../../src/service/push'
+import { readPushTarget, startPush, type PushRequest, type PushStart } from '../../src/service/push'
 
 type Unreachable = Extract<FaultAction, { kind: 'unreachable' }>
 
-const start = (svc: Service, req: Omit<PushRequest, 'signal'> & { signal?: AbortSignal }) =>
-  startPush(
+/** A push as the route starts one: its name and `tag` read once (readPushTarget), then the model's stream. */
+type Named = Omit<PushRequest, 'signal' | 'target'> & { name: string; tag?: string; signal?: AbortSignal }
+const start = (svc: Service, { name, tag, ...req }: Named): PushStart | { kind: 'invalid'; message: string } => {
+  const target = readPushTarget(name, tag)
+  if ('problem' in target) return { kind: 'invalid', message: target.problem }
+  return startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
-    { signal: new AbortController().signal, ...req },
+    { signal: new AbortController().signal, ...req, target },
   )
+}
 
 /** Every chunk of a push with the clock time it came at, advancing the virtual clock 100 ms whenever the push waits. */
 async function drain(svc: Service, lines: AsyncIterable<string>, stopAt?: (text: string) => boolean) {
@@ -129,6 +134,7 @@ describe('the fault rule', () => {
     for await (const chunk of res.body as AsyncIterable<string>) text += chunk
     expect(text.trimEnd().split('\r\n').at(-1)).toBe(errorOf('Get "http://127.0.0.1:5055/v2/": dial tcp 127.0.0.1:5055: connect: connection refused'))
     expect(() => fake.faults.add({ on: 'push', unreachable: true, afterBytes: 10 })).not.toThrow()
+    // @ts-expect-error events take no unreachable: a compile error as well as the FieldError here (rules from JSON or YAML)
     expect(() => fake.faults.add({ on: 'events', unreachable: true })).toThrow(/unreachable: does not apply to "events"/)
   })
 

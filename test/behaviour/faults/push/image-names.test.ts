@@ -4,7 +4,7 @@
 // `match.route` is the request path as sent (docs/faults.md), so it is left as it is: a rule naming the CLI's path
 // (`/images/docker.io/library/nginx/push`) fires on the CLI's push, `/images/nginx/push` on a client sending that path.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside, type DocksideServer, type FaultMatch } from '../../../../src/index'
+import { createDockside, type Dockside, type DocksideServer, type PushFaultRule } from '../../../../src/index'
 import { hasCommand, skipUnless } from '../../../clients/support/clients'
 import { dockerCli } from '../../../clients/support/docker-cli'
 
@@ -65,7 +65,7 @@ describe.skipIf(skip)('docker CLI: push fault rules naming the image as the CLI 
 describe('fetch on 127.0.0.1: the requests the CLI sends, against rules in either spelling', () => {
   const push = (path: string) => fetch(server.url + path, { method: 'POST' })
 
-  it.each<[string, FaultMatch]>([
+  it.each<[string, NonNullable<PushFaultRule['match']>]>([
     ['/v1.47/images/docker.io/library/nginx/push?tag=latest', { image: 'docker.io/library/nginx:latest' }],
     ['/v1.47/images/docker.io/myuser/app/push?tag=1', { image: 'docker.io/myuser/app:1' }],
     // Either side may be qualified: a rule written short matches the CLI's name, a qualified rule a short name.

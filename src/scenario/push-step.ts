@@ -1,7 +1,6 @@
 import { findPushStreamFault, type FaultAction } from '../faults/plan'
-import { familiarName } from '../service/images'
-import { pushReferenceProblem, splitReference } from '../service/images'
-import { startPush } from '../service/push'
+import { splitReference } from '../service/images'
+import { pushedByIdProblem, readPushTarget, startPush } from '../service/push'
 import { registryHost } from '../service/registries'
 import type { Service } from '../core/service'
 
@@ -9,7 +8,10 @@ import type { Service } from '../core/service'
 export const SCENARIO_CLIENT = 'scenario'
 
 /** Why a timeline step's `push` could not start (an invalid reference), or undefined. */
-export const pushStepProblem = (ref: string) => pushReferenceProblem(ref, undefined)
+export const pushStepProblem = (ref: string): string | undefined => {
+  const target = readPushTarget(ref, undefined)
+  return 'problem' in target ? target.problem : undefined
+}
 
 /**
  * A timeline step's `push`: the image is pushed from inside the fake, as `POST /images/{name}/push` would push it
@@ -18,8 +20,13 @@ export const pushStepProblem = (ref: string) => pushReferenceProblem(ref, undefi
  * The name is read as the route reads `{name}`: `docker.io/library/nginx`, as the docker CLI names it, is `nginx`.
  */
 export function pushStep(svc: Service, ref: string): void {
-  const name = familiarName(ref)
-  const { repository } = splitReference(name)
+  const target = readPushTarget(ref, undefined)
+  // Checked when the scenario was (pushStepProblem).
+  if ('problem' in target) throw new Error(target.problem)
+  // As the route refuses it first: a push takes a tag, never an image id.
+  const byId = pushedByIdProblem(svc.images, target)
+  if (byId) throw new Error(byId)
+  const { repository } = target
   const refused = (message: string) => {
     svc.journal.record('push.refused', { repository, client: SCENARIO_CLIENT, message })
     svc.pushes.begin(repository, [], registryHost(repository), svc.clock.now()).end('failed', message)
@@ -28,13 +35,13 @@ export function pushStep(svc: Service, ref: string): void {
   if (!verdict.allowed) return refused(`429 ${verdict.message}`)
   // The route is the path a client pushing the name as written would send (the route's rules match paths as sent);
   // the image is the name as the fake stores it, as the route matches it.
-  const decisions = svc.faults.decideAll('push', { route: `/images/${splitReference(ref).repository}/push`, image: name, client: SCENARIO_CLIENT })
+  const decisions = svc.faults.decideAll('push', { route: `/images/${splitReference(ref).repository}/push`, image: target.ref, client: SCENARIO_CLIENT })
   const reply = decisions.find((d) => d.action.kind === 'reply')?.action as Extract<FaultAction, { kind: 'reply' }> | undefined
   if (reply) return refused(`${reply.status} ${reply.message}`)
   const fault = findPushStreamFault(decisions)?.action
   const start = startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
-    { name, signal: svc.clock.lifetime, fault },
+    { target, signal: svc.clock.lifetime, fault },
   )
   if (start.kind !== 'stream') throw new Error(start.message)
   void (async () => {

@@ -2,7 +2,7 @@ import { untilAborted } from './abort'
 import type { Clock } from '../time/clock'
 import { authorize, decodeRegistryAuth, maskAuth, type AuthConfig } from './auth'
 import type { Image, Images, Layer } from './images'
-import { pushReferenceProblem, splitReference } from './images'
+import { familiarName, pushReferenceProblem, splitReference } from './images'
 import type { Journal } from './journal'
 import { qualifiedName, registryHost, type Registries } from './registries'
 import type { PushBoard, PushTrack } from './push-board'
@@ -29,10 +29,8 @@ export interface PushDeps {
 }
 
 export interface PushRequest {
-  /** The `{name}` of the route, percent-decoded; may carry `:tag`. */
-  name: string
-  /** The `tag` query parameter (wins over a tag in the name). */
-  tag?: string
+  /** What is pushed, read once from the request ({@link readPushTarget}). */
+  target: PushTarget
   /** The raw `X-Registry-Auth` header. */
   authHeader?: string
   /** Aborts (cancels) the push when the client goes away. */
@@ -64,7 +62,6 @@ function truncateLast(chunk: string): string {
 
 export type PushStart =
   | { kind: 'not-found'; message: string }
-  | { kind: 'invalid'; message: string }
   | { kind: 'stream'; repository: string; tags: string[]; lines: AsyncIterable<string> }
 
 /** go-units' decimal abbreviations (decimapAbbrs), B to YB. */
@@ -176,11 +173,15 @@ export interface PushTarget {
 }
 
 /**
- * The repository and tag of a valid push reference (pushReferenceProblem). The `tag` query wins over a tag in the
- * name, as the daemon's reference.WithTag replaces it; an empty query is no tag. A registry port is not a tag.
+ * A push's `{name}` and `tag` query, read once into what the model pushes, or why the daemon refuses them (400): the
+ * reference checked as sent (pushReferenceProblem, so the message names what the client wrote), then read as the
+ * daemon stores it (Docker Hub names by their familiar name). The `tag` query wins over a tag in the name, as the
+ * daemon's reference.WithTag replaces it; an empty query is no tag. A registry port is not a tag.
  */
-export function pushTarget(name: string, tag: string | undefined): PushTarget {
-  const { repository, tag: nameTag } = splitReference(name)
+export function readPushTarget(name: string, tag: string | undefined): PushTarget | { problem: string } {
+  const problem = pushReferenceProblem(name, tag)
+  if (problem) return { problem }
+  const { repository, tag: nameTag } = splitReference(familiarName(name))
   const wanted = tag || nameTag
   return { repository, tag: wanted, ref: wanted ? `${repository}:${wanted}` : repository }
 }
@@ -198,17 +199,14 @@ export function pushedByIdProblem(images: Images, target: PushTarget): string | 
 }
 
 /**
- * Starts a push: resolves the image and tags, then returns the progress stream.
+ * Starts a push of a target read by {@link readPushTarget}: resolves the image and tags (by tag only: a push by id
+ * is refused by the route first, {@link pushedByIdProblem}), then returns the progress stream.
  * The stream is paced by the clock. A layer's blob reaches the registry as its `Pushed` line goes out, and stays there
  * whatever happens next, as a real registry keeps every blob whose upload completed; a tag (its manifest) only when the
  * push of that tag completes.
  */
 export function startPush(deps: PushDeps, req: PushRequest): PushStart {
-  const problem = pushReferenceProblem(req.name, req.tag)
-  if (problem) return { kind: 'invalid', message: problem }
-  const target = pushTarget(req.name, req.tag)
-  const byId = pushedByIdProblem(deps.images, target)
-  if (byId) return { kind: 'not-found', message: byId }
+  const { target } = req
   const { repository } = target
   const known = deps.images.tagsOf(repository)
   // Every tag in the order the daemon pushes them: its reference store lists a repository's references sorted by

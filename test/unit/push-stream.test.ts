@@ -6,15 +6,20 @@ import type { FaultAction } from '../../src/faults/plan'
 import { hostTimers } from '../../src/runtime/host-timers'
 import type { Image } from '../../src/service/images'
 import { createService, type Service } from '../../src/core/service'
-import { PushReset, startPush, type PushRequest } from '../../src/service/push'
+import { PushReset, readPushTarget, startPush, type PushRequest, type PushStart } from '../../src/service/push'
 
 type Fault = Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }>
 
-const start = (svc: Service, req: Omit<PushRequest, 'signal'> & { signal?: AbortSignal }) =>
-  startPush(
+/** A push as the route starts one: its name and `tag` read once (readPushTarget), then the model's stream. */
+type Named = Omit<PushRequest, 'signal' | 'target'> & { name: string; tag?: string; signal?: AbortSignal }
+const start = (svc: Service, { name, tag, ...req }: Named): PushStart | { kind: 'invalid'; message: string } => {
+  const target = readPushTarget(name, tag)
+  if ('problem' in target) return { kind: 'invalid', message: target.problem }
+  return startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
-    { signal: new AbortController().signal, ...req },
+    { signal: new AbortController().signal, ...req, target },
   )
+}
 
 /** Reads a push stream chunk by chunk, advancing the virtual clock 100 ms whenever it waits; notes when each came. */
 async function drain(svc: Service, lines: AsyncIterable<string>, opts: { stopAfter?: number } = {}) {
@@ -434,8 +439,10 @@ describe('startPush', () => {
     const image = svc.images.add('localhost:5000/app', { tags: ['1'], layers: [100, 200] })
     holdLayer(svc, image, 0)
     const deps = { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: 2000 }
-    const run = async (req: Omit<PushRequest, 'signal'>) => {
-      const s = startPush(deps, { signal: new AbortController().signal, ...req })
+    const run = async ({ name, ...req }: Omit<PushRequest, 'signal' | 'target'> & { name: string }) => {
+      const target = readPushTarget(name, undefined)
+      if ('problem' in target) throw new Error(target.problem)
+      const s = startPush(deps, { signal: new AbortController().signal, ...req, target })
       if (s.kind !== 'stream') throw new Error(s.kind)
       return drain(svc, s.lines)
     }

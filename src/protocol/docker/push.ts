@@ -1,12 +1,11 @@
 import { findPushStreamFault, type FaultAction, type FaultDecision } from '../../faults/plan'
 import type { Service } from '../../core/service'
-import { pushReferenceProblem } from '../../service/images'
 import { daemonReferenceText } from './references'
 import { goJsonError, goJsonKind } from '../go/json-error'
 import { registryHost } from '../../service/registries'
-import { interruptedLine, pushEndedBy, PushReset, pushedByIdProblem, pushTarget, startPush, type PushTarget } from '../../service/push'
+import { interruptedLine, pushEndedBy, PushReset, pushedByIdProblem, readPushTarget, startPush, type PushTarget } from '../../service/push'
 import { apiAtLeast } from '../api-version'
-import { familiarName, IMAGE_PLATFORM } from './images'
+import { IMAGE_PLATFORM } from './images'
 import { connectLatency, findAction as find, refusalResponse } from '../faults'
 import { dockerError, invalidParameterStatus, jsonError, targetOf, type Target } from '../http'
 import { SERVER_SHUTDOWN, TransportReset, type ProtoRequest, type ProtoResponse } from '../types'
@@ -76,9 +75,8 @@ function splitShutdown(signal: AbortSignal): SplitSignal {
  * A push answered with a refusal (a rate limit's 429, a fault's reply) is on the push board too, failed with the answer
  * the client saw: the dashboard showed nothing of it. A reference the daemon would refuse names no push to show.
  */
-function refusedOnBoard(svc: Service, name: string, tag: string | undefined, status: number, message: string) {
-  if (pushReferenceProblem(name, tag)) return
-  const target = pushTarget(familiarName(name), tag)
+function refusedOnBoard(svc: Service, target: PushTarget | { problem: string }, status: number, message: string) {
+  if ('problem' in target) return
   const tags = target.tag ? [target.tag] : svc.images.tagsOf(target.repository)
   svc.pushes.begin(target.repository, tags, registryHost(target.repository), svc.clock.now()).end('failed', `${status}: ${message}`)
 }
@@ -170,17 +168,18 @@ function platformMismatch(svc: Service, target: PushTarget, platform: Platform):
 export async function pushRoute(svc: Service, req: ProtoRequest, name: string, tag: string | undefined, clientQuery?: string): Promise<ProtoResponse> {
   // The client id as every route reads it: the header, else the `client` query parameter (docs/faults.md `match.client`).
   const client = req.headers['x-dockside-client'] ?? clientQuery
+  // Read once: the board, the checks, the fault rules and the model all take this target.
+  const read = readPushTarget(name, tag)
   const verdict = svc.rateLimit.check('push', client ?? req.remoteAddress ?? 'local')
   if (!verdict.allowed) {
-    refusedOnBoard(svc, name, tag, 429, verdict.message)
+    refusedOnBoard(svc, read, 429, verdict.message)
     return refusalResponse(429, verdict.message, verdict.retryAfter)
   }
   // Checked as sent, so the message names what the client wrote; the daemon's own words on the wire, with its status
   // for the API version, and dockside's help in X-Dockside-Hint.
-  const problem = pushReferenceProblem(name, tag)
   const version = targetOf(req.url).version
-  if (problem) return dockerError(invalidParameterStatus(version), daemonReferenceText(name, tag, version), problem)
-  const target = pushTarget(familiarName(name), tag)
+  if ('problem' in read) return dockerError(invalidParameterStatus(version), daemonReferenceText(name, tag, version), read.problem)
+  const target = read
   const byId = pushedByIdProblem(svc.images, target)
   if (byId) return jsonError(404, byId)
   // As the daemon: the platform is read after the reference (400), then the image is looked up by it (404).
@@ -191,7 +190,7 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
   const decisions = svc.faults.decideAll('push', { route: `/images/${name}/push`, image: target.ref, client })
   const reply = find(decisions, 'reply')?.action
   if (reply) {
-    refusedOnBoard(svc, name, tag, reply.status, reply.message)
+    refusedOnBoard(svc, target, reply.status, reply.message)
     return refusalResponse(reply.status, reply.message, reply.retryAfter)
   }
   if (!(await connectLatency(svc, decisions, req.signal))) return jsonError(503, 'the client went away during injected latency')
@@ -201,10 +200,11 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
   const split = splitShutdown(req.signal)
   const start = startPush(
     { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
-    { name: target.ref, authHeader: req.headers['x-registry-auth'], signal: split.client, halt: split.halt, fault, faultMissed },
+    { target, authHeader: req.headers['x-registry-auth'], signal: split.client, halt: split.halt, fault, faultMissed },
   )
-  if (start.kind !== 'stream') faultMissed?.(`the push of ${target.ref} was refused before it began (${start.kind === 'not-found' ? 404 : 400})`)
-  if (start.kind === 'not-found') return jsonError(404, start.message)
-  if (start.kind === 'invalid') return jsonError(400, start.message)
+  if (start.kind === 'not-found') {
+    faultMissed?.(`the push of ${target.ref} was refused before it began (404)`)
+    return jsonError(404, start.message)
+  }
   return { status: 200, headers: { 'content-type': 'application/json' }, body: shaped(svc, split, target, start.lines, find(decisions, 'dribble')) }
 }

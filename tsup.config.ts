@@ -57,6 +57,7 @@ const libraryEntries = {
   matchers: 'src/matchers/index.ts',
   msw: 'src/transports/msw/index.ts',
   verify: 'src/verify/index.ts',
+  record: 'src/record/index.ts',
 }
 
 // One config builds the library and the CLI, so that `clean` cannot race a second config writing into dist/.

@@ -46,6 +46,8 @@ ${SERVE_SYNOPSIS}
   dockside validate FILE...    check scenario files as serve would (exit 2 if one is refused)
   dockside verify --against HOST --registry HOST:PORT
                                compare a real Docker host with the fake, case by case (docs/verify.md)
+  dockside record --upstream HOST --out FILE
+                               record a real service into a scenario a replay serves (docs/recording.md)
   dockside COMMAND --help      the usage of one command
   dockside --help | --version
 
@@ -464,7 +466,8 @@ export async function main(argv = process.argv.slice(2)) {
     // `dockside help serve`: that command's usage.
     const usage = command === 'help' && rest[0] !== undefined ? COMMAND_USAGE[rest[0]] : USAGE
     if (rest[0] === 'verify') return void process.stdout.write(`${(await import('./verify')).VERIFY_USAGE}\n`)
-    if (usage === undefined) fail(`no help for "${rest[0]}": the commands are serve, demo, validate and verify\n${USAGE}`)
+    if (rest[0] === 'record') return void process.stdout.write(`${(await import('./record')).RECORD_USAGE}\n`)
+    if (usage === undefined) fail(`no help for "${rest[0]}": the commands are serve, demo, validate, verify and record\n${USAGE}`)
     process.stdout.write(`${usage}\n`)
     return
   }
@@ -478,6 +481,8 @@ export async function main(argv = process.argv.slice(2)) {
   if (command === 'demo') return demo(rest)
   // Loaded only for verify: serve's start-up stays lean.
   if (command === 'verify') return (await import('./verify')).verifyCommand(rest, fail)
+  // Loaded only for record, as verify.
+  if (command === 'record') return (await import('./record')).recordCommand(rest, fail)
   // `dockside --port 0` works like `dockside serve --port 0`.
   if (command.startsWith('--')) return serve(argv)
   fail(`unknown command "${command}"\n${USAGE}`)

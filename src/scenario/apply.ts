@@ -28,8 +28,8 @@ function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: nu
       const existing = named(svc, step.create)
       if (existing === undefined) svc.containers.create({ name: step.create, image: step.image!, labels: step.labels, instanceType: step.instanceType })
       else if (existing.image !== step.image) throw new ConflictError(`A container named "${step.create}" already exists with image ${existing.image}, not ${step.image}.`)
-    } else if (step.start !== undefined) svc.containers.get(step.start).start()
-    else if (step.stop !== undefined) svc.containers.get(step.stop).stop({ exitCode: step.exitCode })
+    } else if (step.start !== undefined) svc.containers.get(step.start).start(recordedTime(step))
+    else if (step.stop !== undefined) svc.containers.get(step.stop).stop({ exitCode: step.exitCode, ...recordedTime(step) })
     else if (step.remove !== undefined) {
       const gone = named(svc, step.remove)
       if (gone === undefined) throw new NotFoundError(`No container named "${step.remove}" to remove.`)
@@ -52,6 +52,9 @@ function runStep(svc: Service, step: TimelineStep, hooks: ApplyHooks, fromMs: nu
   }
   if (step.pause) pauseScenario(svc, step.say)
 }
+
+/** A step's recorded event time (a recording's `timeNano`), as the model takes it. */
+const recordedTime = (step: TimelineStep) => (step.timeNano === undefined ? {} : { timeNano: BigInt(step.timeNano) })
 
 /** The container a timeline step names: by its name or full id, never by an id prefix. */
 const named = (svc: Service, ref: string) => svc.containers.list().find((c) => c.name === ref || c.id === ref)
@@ -103,7 +106,7 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
   })
   // Image names and tags are checked by adding them to a throw-away store.
   const images = createImages({ random: createRandom(1), now: () => 0 })
-  scenario.images?.forEach((img, i) => within(`images[${i}]`, () => (svc.check('image', img, 'image'), images.add(img.name, { tags: img.tags, layers: img.layers }))))
+  scenario.images?.forEach((img, i) => within(`images[${i}]`, () => (svc.check('image', img, 'image'), images.add(img.name, imageOptions(img)))))
   // A repository:tag listed by two entries: the second silently took the tag, a different image than the first.
   const refs = new Map<string, number>()
   scenario.images?.forEach((img, i) => {
@@ -167,6 +170,11 @@ export function checkScenario(svc: Service, scenario: Scenario): void {
   })
 }
 
+/** An image entry's options for images.add (a recording's id and manifest only when given). */
+function imageOptions(img: NonNullable<Scenario['images']>[number]) {
+  return { tags: img.tags, layers: img.layers, ...(img.id === undefined ? {} : { id: img.id }), ...(img.manifest === undefined ? {} : { manifest: img.manifest }) }
+}
+
 /** What a `maxConnectionAge` of 0 is told (a scenario's or createDockside's). */
 export const MAX_CONNECTION_AGE_ZERO = 'must be a duration above 0, like "1h" (default "24h"): at 0 every events socket would be closed as it opens'
 
@@ -175,6 +183,7 @@ const ACTIONS = ['start', 'stop', 'create', 'remove', 'restart', 'close', 'drop'
 /** Step fields read by one action only, and what they are to it. */
 const ACTION_FIELDS: Record<string, [action: string, what: string]> = {
   exitCode: ['stop', 'the exit code the container stops with'],
+  timeNano: ['start or stop', "the recorded time of the step's event"],
   image: ['create', "the new container's image"],
   labels: ['create', "the new container's labels"],
   instanceType: ['create', "the new container's instance type"],
@@ -192,8 +201,8 @@ function stepProblem(step: TimelineStep): { field: string; expected: string } | 
   if (step.drop === false) return { field: 'drop', expected: 'false drops nothing, so the step would do nothing; use drop: true, or remove the step' }
   if (Array.isArray(step.faults) && step.faults.length === 0) return { field: 'faults', expected: 'an empty list adds no rule, so the step would do nothing; list the rules to add, or remove the step' }
   for (const [field, [owner, what]] of Object.entries(ACTION_FIELDS)) {
-    if (step[field as keyof TimelineStep] !== undefined && action !== owner) {
-      return { field, expected: `is ${what}, read by a "${owner}" step only; this is ${kind}, which would ignore it: drop "${field}"` }
+    if (step[field as keyof TimelineStep] !== undefined && !owner.split(' or ').includes(action ?? '')) {
+      return { field, expected: `is ${what}, read by a ${owner.split(' or ').map((o) => `"${o}"`).join(' or ')} step only; this is ${kind}, which would ignore it: drop "${field}"` }
     }
   }
   if (action === undefined && step.say === undefined && step.pause === false) return { field: 'pause', expected: 'false pauses nothing and the step has no action nor "say", so it would do nothing; use pause: true, or remove the step' }
@@ -248,7 +257,7 @@ export function applyScenario(svc: Service, scenario: Scenario, hooks: ApplyHook
     })
   })
   scenario.registries?.forEach((r, i) => within(`registries[${i}]`, () => svc.registries.add(r.host, r)))
-  scenario.images?.forEach((img, i) => within(`images[${i}]`, () => svc.images.add(img.name, { tags: img.tags, layers: img.layers })))
+  scenario.images?.forEach((img, i) => within(`images[${i}]`, () => svc.images.add(img.name, imageOptions(img))))
   scenario.containers?.forEach((c, i) =>
     within(`containers[${i}]`, () => {
       const { running, ...options } = c

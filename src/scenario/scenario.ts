@@ -16,8 +16,10 @@ export interface Scenario {
   retainEventsFor?: Duration
   /** Token-bucket rate limits answering 429 with a truthful Retry-After. */
   rateLimit?: RateLimitConfig
-  containers?: { name: string; image: string; labels?: Record<string, string>; instanceType?: string; networkMode?: 'bridge' | 'host' | 'none'; running?: boolean }[]
-  images?: { name: string; tags?: string[]; layers?: number | number[] }[]
+  /** `id`: a recorded container's id (64 hex). */
+  containers?: { id?: string; name: string; image: string; labels?: Record<string, string>; instanceType?: string; networkMode?: 'bridge' | 'host' | 'none'; running?: boolean }[]
+  /** `id`, `manifest` and layers as `{ digest, size }`: a recorded image's (docs/recording.md). */
+  images?: { name: string; tags?: string[]; layers?: number | (number | { digest: string; size: number })[]; id?: string; manifest?: { digest: string; size: number } }[]
   registries?: { host: string; username?: string; password?: string; token?: string }[]
   timeline?: TimelineStep[]
   faults?: FaultRule[]
@@ -53,4 +55,6 @@ export interface TimelineStep {
   labels?: Record<string, string>
   instanceType?: string
   exitCode?: number
+  /** On a `start` or `stop` step: the time its event carries, epoch nanoseconds as a string of digits (a recording's). */
+  timeNano?: string
 }

@@ -35,7 +35,7 @@ const HOLDERS = new Map<unknown, string>([
   [props.timeline.items, 'must have exactly one action: "start", "stop", "create" (with "image"), "remove", "restart", "close", "drop", "faults" or "push"; or none, with a "say" caption or a "pause"'],
   [defs.fault, `must have exactly one action: ${FAULT_ACTIONS} ("refuse" may carry "reply" as its status)`],
   [defs.registry, 'takes either "token" or "username" and "password", not both'],
-  [defs.image.properties!.layers, 'must be a layer count from 1 to 127 or a non-empty list of sizes in bytes'],
+  [defs.image.properties!.layers, 'must be a layer count from 1 to 127 or a non-empty list of sizes in bytes (or of recorded layers, { digest, size })'],
   [defs.fault.properties!.times, 'must be an integer >= 1 or "always"'],
   [defs.rateLimitConfig, 'must be a rate limit like {"route":"events","limit":5,"window":"10s"} or a list of them'],
   [props.clock, 'must be one of "virtual", "auto", "real", or an object with mode, start and speed'],

@@ -26,6 +26,11 @@ export interface ContainerInfo {
 }
 
 export interface CreateContainerOptions {
+  /**
+   * Its id, 64 lower-case hex digits: a recorded container keeps the id the real daemon gave it (docs/recording.md).
+   * @default 64 hex digits from the seeded source
+   */
+  id?: string
   /** @default a Docker-style name from the seeded source */
   name?: string
   image: string
@@ -44,15 +49,22 @@ export interface CreateContainerOptions {
 }
 
 /** Every option of create and of a container's stop (checkOptions refuses the others). */
-const CREATE_OPTION_NAMES: Record<keyof CreateContainerOptions, true> = { name: true, image: true, labels: true, instanceType: true, networkMode: true }
-const STOP_OPTION_NAMES: Record<'exitCode', true> = { exitCode: true }
+const CREATE_OPTION_NAMES: Record<keyof CreateContainerOptions, true> = { id: true, name: true, image: true, labels: true, instanceType: true, networkMode: true }
+const STOP_OPTION_NAMES: Record<'exitCode' | 'timeNano', true> = { exitCode: true, timeNano: true }
+const START_OPTION_NAMES: Record<'timeNano', true> = { timeNano: true }
+
+/** What a start or stop may say of when it happened: a recorded time, epoch nanoseconds (its event carries it). */
+export interface RecordedTime {
+  /** The time of the event, epoch nanoseconds, as a recording saw it. @default the clock's time */
+  timeNano?: bigint
+}
 
 /** A handle on one container. */
 export interface Container extends ContainerInfo {
-  /** Starts the container and emits a `start` event. */
-  start(): Container
+  /** Starts the container and emits a `start` event (at `timeNano` when given: a replayed recording). */
+  start(options?: RecordedTime): Container
   /** Stops the container and emits a `stop` event. @param exitCode @default 0 */
-  stop(options?: { exitCode?: number }): Container
+  stop(options?: { exitCode?: number } & RecordedTime): Container
   /** Removes the container (stopping it first if it runs). */
   remove(): void
 }
@@ -81,8 +93,13 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
   /** The same containers by name (names are unique): a create or a lookup is not a walk over thousands of them. */
   const byName = new Map<string, Container>()
 
-  const emit = (c: Pick<ContainerInfo, 'id' | 'name' | 'image' | 'labels' | 'instanceType' | 'exitCode'>, action: 'start' | 'stop') =>
-    deps.log.append({ action, id: c.id, name: c.name, image: c.image, imageId: deps.imageId?.(c.image), labels: c.labels as Record<string, string>, instanceType: c.instanceType, exitCode: c.exitCode })
+  const emit = (c: Pick<ContainerInfo, 'id' | 'name' | 'image' | 'labels' | 'instanceType' | 'exitCode'>, action: 'start' | 'stop', timeNano: bigint | undefined) =>
+    deps.log.append({ action, id: c.id, name: c.name, image: c.image, imageId: deps.imageId?.(c.image), labels: c.labels as Record<string, string>, instanceType: c.instanceType, exitCode: c.exitCode, ...(timeNano === undefined ? {} : { timeNano }) })
+  const checkTime = (timeNano: unknown) => {
+    if (timeNano !== undefined && !(typeof timeNano === 'bigint' && timeNano >= 0n)) throw new InvalidInputError(`Invalid timeNano ${String(timeNano)}: expected epoch nanoseconds as a bigint >= 0, e.g. 1700000000123456789n.`)
+  }
+  /** Epoch ms of a recorded time, else the clock's. */
+  const whenOf = (timeNano: bigint | undefined) => (timeNano === undefined ? deps.now() : Number(timeNano / 1_000_000n) + Number(timeNano % 1_000_000n) / 1e6)
 
   const find = (ref: string): Container | undefined => {
     const r = ref.replace(/^\//, '')
@@ -112,6 +129,10 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
       if (byName.has(name)) {
         throw new ConflictError(`A container named "${name}" already exists. Remove it first or choose another name.`)
       }
+      if (options.id !== undefined && !(typeof options.id === 'string' && /^[0-9a-f]{64}$/.test(options.id))) {
+        throw new InvalidInputError(`Invalid container id ${JSON.stringify(options.id)}: expected 64 lower-case hex digits, as Docker's ids are.`)
+      }
+      if (options.id !== undefined && byId.has(options.id)) throw new ConflictError(`A container with id ${options.id} already exists (${byId.get(options.id)!.name}); ids are unique.`)
       const labels = { ...options.labels }
       for (const [k, v] of Object.entries(labels)) {
         if (typeof v !== 'string') throw new InvalidInputError(`Label "${k}" must have a string value, got ${JSON.stringify(v)}.`)
@@ -125,7 +146,7 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
       const networkMode = options.networkMode ?? 'bridge'
       if (!NETWORK_MODES.includes(networkMode)) throw new InvalidInputError(`Invalid networkMode ${JSON.stringify(networkMode)}: expected one of ${NETWORK_MODES.join(', ')}.`)
       const state = {
-        id: deps.random.hex(64),
+        id: options.id ?? deps.random.hex(64),
         name,
         image: options.image,
         labels,
@@ -148,17 +169,20 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
         get created() { return state.created },
         get startedAt() { return state.startedAt },
         get finishedAt() { return state.finishedAt },
-        start() {
+        start(opts = {}) {
+          checkOptions<RecordedTime>(opts, START_OPTION_NAMES, 'start')
+          checkTime(opts.timeNano)
           if (!byId.has(state.id)) throw new NotFoundError(`No such container: ${state.name} (it was removed).`)
           if (state.state === 'running') return c
           state.state = 'running'
           state.exitCode = 0
-          state.startedAt = deps.now()
-          emit(state, 'start')
+          state.startedAt = whenOf(opts.timeNano)
+          emit(state, 'start', opts.timeNano)
           return c
         },
         stop(opts = {}) {
-          checkOptions<{ exitCode?: number }>(opts, STOP_OPTION_NAMES, 'stop')
+          checkOptions<{ exitCode?: number } & RecordedTime>(opts, STOP_OPTION_NAMES, 'stop')
+          checkTime(opts.timeNano)
           if (!byId.has(state.id)) throw new NotFoundError(`No such container: ${state.name} (it was removed).`)
           const exitCode = opts.exitCode ?? 0
           if (!Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255) {
@@ -167,8 +191,8 @@ export function createContainers(deps: { random: RandomSource; log: EventLog; no
           if (state.state !== 'running') return c
           state.state = 'exited'
           state.exitCode = exitCode
-          state.finishedAt = deps.now()
-          emit(state, 'stop')
+          state.finishedAt = whenOf(opts.timeNano)
+          emit(state, 'stop', opts.timeNano)
           return c
         },
         remove() {

@@ -34,6 +34,12 @@ export interface EventInput {
   labels: Record<string, string>
   instanceType: string
   exitCode: number
+  /**
+   * The event's time, epoch nanoseconds, when it was recorded elsewhere (a recording's timeline step): the event is
+   * stamped with it instead of the clock's time, so a replay shows the recorded time to the nanosecond. Times stay
+   * unique and increasing: one not after the last event's is moved to 1 ns after it. @default the clock's time
+   */
+  timeNano?: bigint
 }
 
 export interface Subscriber {
@@ -356,7 +362,7 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       return evictedThroughNano
     },
     append(input) {
-      const now = clock.now()
+      let now = clock.now()
       // Nanosecond times are unique and increasing, as a real daemon's are: two events in the same
       // millisecond differ by 1 ns, so resuming with `since` = last timeNano + 1 ns is exact.
       // (As msToNano(now), kept as whole ms and the ns within them.)
@@ -379,6 +385,12 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       // delivery do not disturb iteration.
       const to = (targets[input.action] ??= [...any, ...byKind[input.action]])
       if (byContainer.size === 0) {
+      if (input.timeNano !== undefined) {
+        // A recorded time (a replayed recording): exact to the nanosecond, which a float of epoch ms cannot hold.
+        wholeMs = Number(input.timeNano / 1_000_000n)
+        subNs = Number(input.timeNano % 1_000_000n)
+        now = wholeMs + subNs / 1e6
+      }
         // Subscribers that share a compiled filter (clients sending the same `filters` text) and follow one another
         // take the first one's answer: one check per filter, not per subscriber.
         let last: CompiledFilter | undefined

@@ -27,12 +27,27 @@ export interface Image {
 export interface AddImageOptions {
   /** Tags to create. `name:tag` in the name adds that tag too. @default ['latest'] */
   tags?: string[]
-  /** A layer count (sizes from the seeded source) or a list of layer sizes in bytes. @default 3 */
-  layers?: number | number[]
+  /**
+   * A layer count (sizes from the seeded source), a list of layer sizes in bytes, or a list of layers with their
+   * digests (`{ digest: 'sha256:<64 hex>', size }`: a recording's, whose first 12 hex digits are the ids push lines
+   * show). Listed from the base layer up, as Docker's RootFS lists them. @default 3
+   */
+  layers?: number | (number | RecordedLayer)[]
+  /** The image id, `sha256:` + 64 hex (a recording's). @default from the seeded source */
+  id?: string
+  /** The manifest a push reports: its digest and size in bytes (a recording's). @default a digest from the seeded source, the size of a schema-2 manifest of the layers */
+  manifest?: { digest: string; size: number }
+}
+
+/** A layer as a recording saw it: its digest and its size in bytes. */
+export interface RecordedLayer {
+  digest: string
+  size: number
 }
 
 /** Every option of add (checkOptions refuses the others). */
-const ADD_OPTION_NAMES: Record<keyof AddImageOptions, true> = { tags: true, layers: true }
+const ADD_OPTION_NAMES: Record<keyof AddImageOptions, true> = { tags: true, layers: true, id: true, manifest: true }
+const DIGEST = /^sha256:[0-9a-f]{64}$/
 
 export interface Images {
   /** Adds an image under `name` (a repository, optionally `:tag`; a `@digest` is refused); returns it. */
@@ -183,25 +198,32 @@ export function createImages(deps: { random: RandomSource; now: () => number }):
       if (tags.length === 0) tags.push('latest')
       tags.forEach(checkTag)
       const spec = options.layers ?? 3
-      let sizes: number[]
+      let sizes: (number | RecordedLayer)[]
+      const isRecorded = (l: unknown): l is RecordedLayer =>
+        l !== null && typeof l === 'object' && typeof (l as RecordedLayer).digest === 'string' && DIGEST.test((l as RecordedLayer).digest) && Number.isSafeInteger((l as RecordedLayer).size) && (l as RecordedLayer).size > 0 && Object.keys(l).length === 2
       if (typeof spec === 'number') {
         if (!Number.isInteger(spec) || spec < 1 || spec > 127) throw new InvalidInputError(`Invalid layers ${spec}: expected a count from 1 to 127 or a list of sizes in bytes.`)
         sizes = Array.from({ length: spec }, () => deps.random.int(512 * 1024, 12 * 1024 * 1024))
-      } else if (Array.isArray(spec) && spec.length > 0 && spec.every((s) => Number.isSafeInteger(s) && s > 0)) {
+      } else if (Array.isArray(spec) && spec.length > 0 && spec.every((s) => (Number.isSafeInteger(s) && (s as number) > 0) || isRecorded(s))) {
         sizes = spec
       } else {
-        throw new InvalidInputError(`Invalid layers ${JSON.stringify(spec)}: expected a count from 1 to 127 or a non-empty list of positive sizes in bytes.`)
+        throw new InvalidInputError(`Invalid layers ${JSON.stringify(spec)}: expected a count from 1 to 127 or a non-empty list of positive sizes in bytes (or of { digest: "sha256:<64 hex>", size }).`)
       }
+      for (const [what, value] of [['id', options.id], ['manifest digest', options.manifest?.digest]] as const) {
+        if (value !== undefined && !(typeof value === 'string' && DIGEST.test(value))) throw new InvalidInputError(`Invalid image ${what} ${JSON.stringify(value)}: expected "sha256:" and 64 lower-case hex digits.`)
+      }
+      if (options.manifest !== undefined && !(Number.isSafeInteger(options.manifest.size) && options.manifest.size > 0)) throw new InvalidInputError(`Invalid manifest size ${JSON.stringify(options.manifest.size)}: expected a positive number of bytes.`)
       const layers = sizes.map((size) => {
+        if (typeof size === 'object') return { digest: size.digest, shortId: size.digest.slice(7, 19), size: size.size }
         const hex = deps.random.hex(64)
         return { digest: `sha256:${hex}`, shortId: hex.slice(0, 12), size }
       })
       const image: Image = {
-        id: `sha256:${deps.random.hex(64)}`,
+        id: options.id ?? `sha256:${deps.random.hex(64)}`,
         layers,
-        size: sizes.reduce((a, b) => a + b, 0),
-        manifestDigest: `sha256:${deps.random.hex(64)}`,
-        manifestSize: manifestSize(layers),
+        size: layers.reduce((a, b) => a + b.size, 0),
+        manifestDigest: options.manifest?.digest ?? `sha256:${deps.random.hex(64)}`,
+        manifestSize: options.manifest?.size ?? manifestSize(layers),
         created: deps.now(),
       }
       images.add(image)

@@ -58,13 +58,13 @@ test('the schema and the TypeScript types name the same fields (the schema is th
   expect(props(defs.rateLimit)).toEqual(fields<RateLimitRule>({ route: true, limit: true, window: true, burst: true, per: true, message: true }))
   const scenario = fields<Scenario>({ seed: true, clock: true, maxConnectionAge: true, pushBandwidth: true, timeFormat: true, retainEvents: true, retainEventsFor: true, rateLimit: true, containers: true, images: true, registries: true, timeline: true, faults: true, accessKeys: true })
   expect(props(schema)).toEqual(scenario)
-  const step = fields<TimelineStep>({ at: true, every: true, start: true, stop: true, create: true, remove: true, restart: true, close: true, drop: true, faults: true, push: true, say: true, pause: true, image: true, labels: true, instanceType: true, exitCode: true })
+  const step = fields<TimelineStep>({ at: true, every: true, start: true, stop: true, create: true, remove: true, restart: true, close: true, drop: true, faults: true, push: true, say: true, pause: true, image: true, labels: true, instanceType: true, exitCode: true, timeNano: true })
   expect(props(schema.properties.timeline.items)).toEqual(step)
   type ScenarioContainer = NonNullable<Scenario['containers']>[number]
-  expect(props(defs.container)).toEqual(fields<ScenarioContainer>({ name: true, image: true, labels: true, instanceType: true, networkMode: true, running: true }))
-  expect(props(defs.containerBody)).toEqual(fields<CreateContainerOptions & { start: boolean; running: boolean }>({ name: true, image: true, labels: true, instanceType: true, networkMode: true, start: true, running: true }))
+  expect(props(defs.container)).toEqual(fields<ScenarioContainer>({ id: true, name: true, image: true, labels: true, instanceType: true, networkMode: true, running: true }))
+  expect(props(defs.containerBody)).toEqual(fields<CreateContainerOptions & { start: boolean; running: boolean }>({ id: true, name: true, image: true, labels: true, instanceType: true, networkMode: true, start: true, running: true }))
   type ScenarioImage = NonNullable<Scenario['images']>[number]
-  expect(props(defs.image)).toEqual(fields<ScenarioImage>({ name: true, tags: true, layers: true }))
+  expect(props(defs.image)).toEqual(fields<ScenarioImage>({ name: true, tags: true, layers: true, id: true, manifest: true }))
   type ScenarioRegistry = NonNullable<Scenario['registries']>[number]
   expect(props(defs.registry)).toEqual(fields<ScenarioRegistry>({ host: true, username: true, password: true, token: true }))
 })

@@ -53,6 +53,23 @@ function sampleFloat(n: number): string {
 }
 
 /**
+ * An events-websocket frame as a client parses it: Docker's event message for a container, without `scope`. `time` is
+ * epoch seconds, `timeNano` epoch nanoseconds (a JSON number beyond 2^53: read the text if every digit matters).
+ */
+export interface EventFrame {
+  status: 'start' | 'stop'
+  id: string
+  /** The container's image. */
+  from: string
+  Type: 'container'
+  Action: 'start' | 'stop'
+  /** `Attributes`: the container's labels, then `image`, `instanceType`, `name`, and `exitCode` on a stop. */
+  Actor: { ID: string; Attributes: Record<string, string> }
+  time: number
+  timeNano: number
+}
+
+/**
  * The part of a frame that depends only on the container and the action (everything before `time`), cached per
  * labels object: a container keeps its labels object for life, so its events reuse one string instead of copying,
  * sorting and serialising the attributes per event. Bounded per labels object (a shared one is cleared when full).

@@ -6,35 +6,19 @@ import { h, render } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 // Bundled by esbuild into ui/app.css beside ui/app.js.
 import './app.css'
+import type { LiveState } from '../protocol/admin/live'
+import type { EventFrame } from '../service/events'
 
 const html = htm.bind(h)
 
-interface Clock { mode: string; now: string; nowMs: number; elapsedMs: number; pending: number; paused: boolean; speed: number; pausedBy?: 'step' | 'clock' }
-interface Container { id: string; name: string; image: string; labels: Record<string, string>; instanceType: string; state: string; exitCode: number; startedAt?: number }
-interface Layer { id: string; size: number; current: number; status: string }
-interface Push { id: number; repository: string; tags: string[]; registry: string; startedAt: number; state: string; layers: Layer[]; digests: Record<string, string>; error?: string }
-interface Fault { id: string; on: string; fired: number; matched: number; timesTotal: number | 'always'; remaining: number | 'always'; status: string; [k: string]: unknown }
-interface Delivery { client: string; expected: number; delivered: number; missed: number; duplicates: number; connections: number; refusals: number; gaps: number; away: boolean; open: number; openVia: { ws: number; stream: number } }
-interface Bucket { rule: number; route: string; client: string; tokens: number; burst: number }
-interface TimelineData { fromMs: number; toMs: number; knownFromMs: number; heldFromMs: number | null; spans: Record<string, [number, number | null][]> }
-interface State {
-  seq: number
-  feed?: string
-  clock: Clock
-  seed: number
-  containers: Container[]
-  timeline: TimelineData
-  pushes: Push[]
-  sockets: { id: number; client?: string; filters: Record<string, string[]>; sent: number }[]
-  deliveries: Delivery[]
-  /** The fake clock's time the delivery counts are of, and the host time before the feed counts them again. */
-  deliveriesAt: number
-  deliveriesRecountMs: number
-  faults: Fault[]
-  rateLimit: { rules: { route?: string; limit: number; window: string | number; burst?: number; per?: string }[]; buckets: Bucket[] }
-  captions: { seq: number; time: number; text: string }[]
-}
-interface EventFrame { Action: string; id: string; from: string; time: number; timeNano: number | string; Actor: { Attributes: Record<string, string> } }
+// The feed's types come from the server side that writes them (type imports only: nothing of it is bundled).
+type State = LiveState
+type Clock = State['clock']
+type Container = State['containers'][number]
+type Push = State['pushes'][number]
+type Fault = State['faults'][number]
+type TimelineData = State['timeline']
+
 /** A line of the event list: an event, or how many the page did not get because it fell behind. */
 type EventLine = EventFrame | { skipped: number }
 /** The live feed as the page sees it: `since` is when it left `live` (performance.now()). */
@@ -95,7 +79,10 @@ const fmtEventTime = (ms: number, nowMs: number) => {
 }
 const fmtBytes = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} kB` : `${n} B`)
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
-const faultAction = (f: Fault) => ['reply', 'refuse', 'error', 'close', 'drop', 'reset', 'truncate', 'stall', 'dribble', 'latency'].filter((k) => f[k] !== undefined).map((k) => `${k}: ${JSON.stringify(f[k])}`).join(', ')
+const faultAction = (f: Fault) => {
+  const rule: Record<string, unknown> = f
+  return ['reply', 'refuse', 'error', 'close', 'drop', 'reset', 'truncate', 'stall', 'dribble', 'latency', 'unreachable'].filter((k) => rule[k] !== undefined).map((k) => `${k}: ${JSON.stringify(rule[k])}`).join(', ')
+}
 const isSkip = (e: EventLine): e is { skipped: number } => 'skipped' in e
 
 /** The clock as the page sees it between two snapshots: a running real or auto clock moves on with the page's time while the feed is live. */

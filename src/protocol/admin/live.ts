@@ -165,6 +165,14 @@ function deliveryRows(svc: Service) {
 /** What the feed tracks of the clock beyond its reading: whether a timeline step (not a clock pause) paused it. */
 const PAUSES = new Set(['scenario.pause', 'clock.pause', 'clock.resume', 'scenario.continue'])
 
+/** The clock of a state: while paused, `pausedBy` says whether a timeline step (`step`) or a clock pause (`clock`) did it. */
+function pausedBy(clock: ReturnType<typeof clockJson>, lastPause: string | undefined): ReturnType<typeof clockJson> & { pausedBy?: 'step' | 'clock' } {
+  return clock.paused ? { ...clock, pausedBy: lastPause === 'scenario.pause' ? 'step' : 'clock' } : clock
+}
+
+/** A `state` of the live feed, as the dashboard reads it (src/ui/app.ts imports this type: the two cannot drift). */
+export type LiveState = ReturnType<typeof snapshot>
+
 /** Everything the dashboard shows but the event stream, in one JSON value. */
 function snapshot(svc: Service, host: ProtocolHost, hub: SocketHub, captions: readonly { seq: number; time: number; text: string }[], extra: { seq: number; feed?: string; lastPause?: string; counts: { last?: DeliveryCounts } }) {
   const clock = clockJson(svc)
@@ -173,7 +181,7 @@ function snapshot(svc: Service, host: ProtocolHost, hub: SocketHub, captions: re
     seq: extra.seq,
     ...(extra.feed === undefined ? {} : { feed: extra.feed }),
     // `pausedBy`: `step` when a timeline step with `pause: true` paused the clock (the dashboard's Continue), else `clock`.
-    clock: clock.paused ? { ...clock, pausedBy: extra.lastPause === 'scenario.pause' ? 'step' : 'clock' } : clock,
+    clock: pausedBy(clock, extra.lastPause),
     seed: svc.random.seed,
     containers: svc.containers.list().map((c) => ({ ...containerJson(c), startedAt: c.startedAt })),
     timeline: timelineOf(svc, clock.nowMs),

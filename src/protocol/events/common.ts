@@ -140,7 +140,8 @@ export function follow(svc: Service, q: EventsQuery, subscriber: Subscriber, onC
   // millisecond that holds a mid-millisecond `until` (its floor) fired before `until` was reached: on a virtual clock
   // the events of that instant, stamped up to `until` 1 ns apart, came after the close and were never sent.
   const completeAtMs = Number((until + 999_999n) / 1_000_000n)
-  const untilTimer = svc.clock.schedule(Math.max(0, completeAtMs - now), onUntil)
+  // A wait the client is blocked on: the auto clock skips to it (a replayed recording's day of events, in milliseconds).
+  const untilTimer = svc.clock.schedule(Math.max(0, completeAtMs - now), onUntil, 'wait')
   const unsubscribe = svc.log.subscribe({
     filter: subscriber.filter,
     deliver: (e) => {

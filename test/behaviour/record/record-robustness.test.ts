@@ -149,3 +149,25 @@ describe('dockside record, the command', () => {
     expect(await run(['--upstream', 'ftp://x', '--out', 'x.yaml'])).toMatchObject({ code: 2, err: expect.stringContaining('Invalid upstream "ftp://x"') })
   })
 })
+
+describe('a replayed recording under --clock auto', () => {
+  it('plays a day of recorded events in milliseconds for a client that waits on until', async () => {
+    const start = Date.UTC(2026, 0, 1)
+    const nano = (ms: number) => String(BigInt(start + ms) * 1_000_000n + 7n)
+    const hour = 3_600_000
+    const timeline = Array.from({ length: 24 }, (_, h) => [
+      { at: h * hour, start: 'web', timeNano: nano(h * hour) },
+      { at: h * hour + 60_000, stop: 'web', exitCode: 137, timeNano: nano(h * hour + 60_000) },
+    ]).flat()
+    const fake = createDockside({ scenario: { clock: { start }, containers: [{ id: id(7), name: 'web', image: 'busybox' }], timeline }, clock: { mode: 'auto' } })
+    const server = await fake.listen({ port: 0 })
+    const began = performance.now()
+    const body = await fetch(`${server.url}/events?since=${start / 1000}&until=${start / 1000 + 86_400}`).then((r) => r.text())
+    const took = performance.now() - began
+    const lines = body.trim().split('\n').map((l) => JSON.parse(l))
+    expect(lines).toHaveLength(48)
+    expect(lines.at(-1).timeNano).toBe(Number(nano(23 * hour + 60_000)))
+    expect(took).toBeLessThan(2000)
+    await fake.close()
+  })
+})

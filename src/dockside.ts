@@ -289,7 +289,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   })
   // Members are built from these options, less the fleet itself (a member cannot grow one).
   const fleet: Fleet | undefined = options.fleet
-    ? createFleet(createDockside, { ...options, fleet: undefined }, options.fleet === true ? {} : options.fleet, (type, data) => svc.journal.record(type, data))
+    ? createFleet(createDockside, { ...options, fleet: undefined }, options.fleet === true ? {} : options.fleet, (type, ...data) => svc.journal.record(type, ...data))
     : undefined
   if (fleet && (!Number.isInteger(fleet.max) || fleet.max < 1)) throw new FieldError('fleet.maxFakes', 'must be an integer of 1 or more', 'createDockside options')
   build()

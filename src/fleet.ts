@@ -8,6 +8,7 @@ import { errorResponse } from './protocol/http'
 import type { Protocol } from './protocol/router'
 import { hostTimers } from './runtime/host-timers'
 import { ConflictError, FieldError, NotFoundError } from './service/errors'
+import type { Journal } from './service/journal'
 import { durationProblem, MAX_DURATION_MS, toMs, type Duration } from './time/duration'
 import type { RunningServer } from './transports/server/serve'
 
@@ -105,7 +106,7 @@ export interface Fleet extends FleetHost {
  * Creates the fleet of a fake built with `base` options: members inherit them (clock, limits, admin token, access
  * keys) and the base scenario unless the body brings its own. `make` is createDockside (passed in: no import cycle).
  */
-export function createFleet<O extends FleetBaseOptions>(make: (options: O) => FleetFake, base: O, options: FleetOptions, journal: (type: string, data: Record<string, unknown>) => void): Fleet {
+export function createFleet<O extends FleetBaseOptions>(make: (options: O) => FleetFake, base: O, options: FleetOptions, journal: Journal['record']): Fleet {
   const max = options.maxFakes ?? DEFAULT_MAX_FAKES
   if (options.ttl !== undefined) {
     const problem = ttlProblem(options.ttl)

@@ -7,7 +7,7 @@ export type { Container, ContainerInfo, Containers, CreateContainerOptions, Cont
 export type { Image, Images, Layer, AddImageOptions } from './service/images'
 export type { Registry, Registries, PushedTag, AddRegistryOptions } from './service/registries'
 export type { EventFrame, EventLog, ServiceEvent, TimeFormat } from './service/events'
-export type { Journal, JournalEntry, JournalEntryFields, JournalEntryOf, JournalEntryType, JournalTypePrefix, JournalSelection } from './service/journal'
+export type { Journal, JournalNextOptions, JournalEntry, JournalEntryFields, JournalEntryOf, JournalEntryType, JournalTypePrefix, JournalSelection } from './service/journal'
 export type { FaultPlan, FaultRule, EventsFaultRule, PushFaultRule, FaultRuleFields, FaultHandle, FaultSite, FaultMatch, FaultLatency, FaultDribble, FaultAction, FaultDecision, FaultContext } from './faults/plan'
 export type { RateLimiter, RateLimitConfig, RateLimitRule, RateLimitRoute, RateLimitVerdict } from './faults/rate-limit'
 export type { DeliveryTracker, DeliveryReport, DeliveryConnection, EventRef, TimelineEntry } from './service/delivery'

@@ -1,5 +1,5 @@
 import type { ServiceEvent } from '../service/events'
-import type { JournalEntry } from '../service/journal'
+import type { JournalEntry, JournalEntryOf } from '../service/journal'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -65,7 +65,7 @@ function entryLine(e: JournalEntry): string | undefined {
  * truncate or stall), `layersDone` and `bytes` and no message; a stall is not a failure yet: the push goes silent and
  * the client decides when to give up.
  */
-function pushFailure(e: JournalEntry): string {
+function pushFailure(e: JournalEntryOf<'push.failed'>): string {
   if (e.message !== undefined) return `failed: ${e.message}`
   const after = typeof e.layersDone === 'number' ? ` after ${e.layersDone} layer${e.layersDone === 1 ? '' : 's'}${typeof e.bytes === 'number' ? ` (${e.bytes} bytes)` : ''}` : ''
   switch (e.fault) {

@@ -59,9 +59,10 @@ export function createService(options: ServiceOptions = {}, host?: HostTimers, c
     journal.record('clock.loop', { at: new Date(loop.at).toISOString(), fired: loop.fired })
     clockOptions.onLoop?.(loop)
   }
-  const clock = createClock({ ...clockOptions, host: clockOptions.host ?? host, onLoop })
+  // `settle`: requests on their way in to the fake's servers arrive before an advance fires anything (see ClockOptions).
+  const clock = createClock({ ...clockOptions, host: clockOptions.host ?? host, onLoop, settle: settle ?? clockOptions.settle })
   const random = createRandom(seed)
-  const journal = createJournal(() => clock.now())
+  const journal = createJournal(() => clock.now(), undefined, () => clock.lifetime)
   const log = createEventLog(clock, { retain: options.retainEvents, retainForMs: options.retainEventsFor === undefined ? undefined : toMs(options.retainEventsFor, 'retainEventsFor') })
   const rateLimit = createRateLimiter({ now: () => clock.now(), journal, check })
   if (options.rateLimit !== undefined) rateLimit.set(options.rateLimit)

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { build } from 'esbuild'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../src/index'
+import { createDockside, type Dockside, type JournalEntryType } from '../../src/index'
 import { root } from '../support/cli'
 
 // Debian's Chromium, driven by playwright-core; never a downloaded browser (.ci/run installs it).
@@ -116,7 +116,7 @@ async function binaryTypesInPage(base: string) {
 }
 
 /** Resolves once the fake has journaled an entry of `type` (at once if it has one). */
-function journaled(fake: Dockside, type: string): Promise<void> {
+function journaled(fake: Dockside, type: JournalEntryType): Promise<void> {
   return new Promise((resolve) => {
     if (fake.journal.ofType(type).length) return resolve()
     const off = fake.on('journal', (e: { type: string }) => e.type === type && (off(), resolve()))
@@ -197,7 +197,7 @@ describe("the page's WebSocket: Chromium's against the real server, and MSW's in
       const fake = createDockside()
       if (latency) fake.faults.add({ on: 'events', latency: { connect: '1s' } })
       worker.use(...docksideHandlers(fake, { region: 'eu-west-9' }))
-      const journaled = (type: string) => new Promise<void>((resolve) => (fake.journal.ofType(type).length ? resolve() : fake.on('journal', (e: { type: string }) => e.type === type && resolve())))
+      const journaled = (type: 'fault' | 'ws.close') => new Promise<void>((resolve) => (fake.journal.ofType(type).length ? resolve() : fake.on('journal', (e: { type: string }) => e.type === type && resolve())))
       Object.assign(globalThis, { huntFake: fake, hunt: { faultFired: () => journaled('fault'), advance: (ms: number) => fake.clock.advance(ms), startContainer: async () => void fake.containers.create({ name: 'web', image: 'nginx' }).start(), journaled } })
     }, latency)
     const seen = await mswPage.evaluate(run as (arg: unknown) => Promise<T>, arg)

@@ -1,8 +1,21 @@
 // The journal and its ring (src/service/journal.ts, recent.ts), close-code checks and secret masking.
 import { describe, expect, it } from 'vitest'
-import { createJournal, mask } from '../../src/service/journal'
+import { createJournal as createTypedJournal, mask } from '../../src/service/journal'
 import { Recent } from '../../src/service/recent'
 import { checkCloseCode } from '../../src/service/close-code'
+
+// The journal's mechanics (numbers, times, prefixes, listeners, the ring) with made-up types: a view of it that takes
+// any type. What the fake writes is typed (journal-entries.ts; test/types/journal.test-d.ts).
+interface Entry { seq: number; time: number; type: string; [field: string]: unknown }
+interface AnyJournal {
+  readonly entries: readonly Entry[]
+  readonly omitted: number
+  ofType(type: string): Entry[]
+  record(type: string, data?: Record<string, unknown>): Entry
+  subscribe(listener: (entry: Entry) => void): () => void
+  clear(): void
+}
+const createJournal = (now: () => number, limit?: number) => createTypedJournal(now, limit) as unknown as AnyJournal
 
 describe('the journal', () => {
   it('numbers entries, stamps clock time, filters by type or prefix, and notifies until unsubscribed', () => {

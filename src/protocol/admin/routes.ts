@@ -4,6 +4,7 @@ import { closeProblem, type FaultRule, type SchemaDef } from '../../faults/rule'
 import type { CreateContainerOptions } from '../../service/containers'
 import type { AddImageOptions } from '../../service/images'
 import type { AddRegistryOptions } from '../../service/registries'
+import type { JournalEntryType } from '../../service/journal'
 import type { Service } from '../../core/service'
 import { FLEET_ADMIN_ROUTES, handleFleetAdmin } from './fleet'
 import { handleVerifyAdmin, VERIFY_ADMIN_ROUTES, type VerifyStores } from './overrides'
@@ -298,7 +299,7 @@ export async function handleAdmin(svc: Service, host: ProtocolHost, hub: SocketH
       if (after > svc.journal.lastSeq) {
         throw new InvalidInputError(`Invalid "after" ${rawAfter}: the journal's newest entry is ${svc.journal.lastSeq}. Its seq numbers start again at 1 after a reset (POST /_dockside/reset), so a cursor from before one is stale: read again from after=0.`)
       }
-      const entries = (type ? svc.journal.ofType(type) : svc.journal.entries).filter((e) => e.seq > after)
+      const entries = (type ? svc.journal.ofType(type as JournalEntryType) : svc.journal.entries).filter((e) => e.seq > after)
       // Entries older than the journal's limit are gone; the header says how many.
       return json(200, entries, { 'x-dockside-journal-omitted': String(svc.journal.omitted) })
     }

@@ -320,6 +320,6 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
     // Exit code 0, the model's default: the fake's containers stop cleanly.
     c.stop()
   }
-  svc.journal.record(`container.${action}`, { id: c.id, name: c.name, via: 'docker-api' })
+  svc.journal.record(`container.${action as 'start' | 'stop'}`, { id: c.id, name: c.name, via: 'docker-api' })
   return { status: 204, headers: {} }
 }

@@ -3,19 +3,19 @@
 // silently. Now such a chain is stopped after `loopLimit` timers and journaled (`clock.loop`), and the fake serves on.
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../../src/index'
-import type { JournalEntry } from '../../../src/service/journal'
+import type { JournalEntryOf, JournalEntryType } from '../../../src/service/journal'
 
 const fakes: Dockside[] = []
 afterEach(async () => {
   for (const f of fakes.splice(0)) await f.close()
 })
 
-const nextEntry = (fake: Dockside, type: string) =>
-  new Promise<JournalEntry>((resolve) => {
+const nextEntry = <T extends JournalEntryType>(fake: Dockside, type: T) =>
+  new Promise<JournalEntryOf<T>>((resolve) => {
     const off = fake.on('journal', (e) => {
       if (e.type !== type) return
       off()
-      resolve(e)
+      resolve(e as JournalEntryOf<T>)
     })
   })
 

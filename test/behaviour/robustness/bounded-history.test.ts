@@ -36,7 +36,7 @@ test('connect/close churn of one client id: its history and the journal stay at 
   }
   // The journal's bound does not depend on what is journaled: fill it faster than churn alone would.
   const fill = (n: number) => {
-    for (let j = 0; j < n; j++) fake.journal.record('test.filler', { j })
+    for (let j = 0; j < n; j++) fake.journal.record('say', { text: `filler ${j}`, at: undefined })
   }
   // Fill the history and the journal to their bounds, then measure a second round of the same size.
   await churn(DELIVERY_LIMITS.connections + 200)

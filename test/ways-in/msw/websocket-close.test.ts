@@ -8,13 +8,13 @@
 // Found by the MSW hunt (was test/regressions/msw-hunt-websocket-close.test.ts).
 import { setupServer } from 'msw/node'
 import { expect, it } from 'vitest'
-import { createDockside, type Dockside } from '../../../src/index'
+import { createDockside, type Dockside, type JournalEntryType } from '../../../src/index'
 import { docksideHandlers } from '../../../src/transports/msw/index'
 
 type Seen = { thrown?: string[]; close: [number, string, boolean]; journal: unknown[] }
 
 /** Resolves once the fake has journaled an entry of `type` (at once if it has one). */
-function journaled(fake: Dockside, type: string): Promise<void> {
+function journaled(fake: Dockside, type: JournalEntryType): Promise<void> {
   return new Promise((resolve) => {
     if (fake.journal.ofType(type).length) return resolve()
     const off = fake.on('journal', (e: { type: string }) => e.type === type && (off(), resolve()))

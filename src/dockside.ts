@@ -80,6 +80,11 @@ export interface DocksideServer extends AsyncDisposable {
   readonly host: string
   /** TCP connections open now (HTTP, streams and websockets): a test can check that its client leaves none behind. */
   connections(): number
+  /**
+   * Resolves once no request is on its way in to this server: no connection it accepted waits for its first request,
+   * no request body is still arriving (each counts for at most 500 ms of wall time). See docs/time.md.
+   */
+  settled(): Promise<void>
   /** Ends every socket and stops listening; idempotent. */
   close(): Promise<void>
 }
@@ -146,6 +151,12 @@ export interface Dockside extends AsyncDisposable {
    * Survives `reset()`. Returns a function that stops listening.
    */
   on<K extends keyof DocksideEvents>(type: K, listener: (value: DocksideEvents[K]) => void): () => void
+  /**
+   * Resolves once no request is on its way in to any of the fake's real servers (`listen()`): a connection accepted
+   * with no request yet, a body still arriving. `clock.advance()`, `next()` and `runAll()` await it before they fire
+   * anything, so a request sent before the advance is seen at the clock time it was sent. See docs/time.md.
+   */
+  settled(): Promise<void>
   /** Closes every server, socket and timer; idempotent. */
   close(): Promise<void>
 }
@@ -257,7 +268,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   const applyHooks = { restart, closeSockets: (code: number, reason: string) => protocol.hub.closeAll(code, reason), dropSockets: () => protocol.hub.dropAll() }
   const listeners = { journal: new Set<(v: JournalEntry) => void>(), event: new Set<(v: ServiceEvent) => void>() }
   const build = () => {
-    svc = createService(serviceOptions, hostTimers, checkSchema)
+    svc = createService(serviceOptions, hostTimers, checkSchema, settled)
     svc.journal.subscribe((entry) => listeners.journal.forEach((l) => l(entry)))
     svc.log.subscribe({ filter: EVERY_EVENT, deliver: (event) => listeners.event.forEach((l) => l(event)) })
     if (options.scenario) {
@@ -267,6 +278,11 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
         throw asScenarioError(error)
       }
     }
+  }
+  // Requests on their way in to the real servers: every advance of the clock lets them arrive first.
+  const settled = async () => {
+    if (servers.size === 1) return [...servers][0]!.settled()
+    if (servers.size > 1) await Promise.all([...servers].map((s) => s.settled()))
   }
   // The live feed's pace runs on the host timers the clock runs on: `clock.host` when given (a test's own), else the
   // host's, captured at import.
@@ -320,6 +336,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
         port: server.port,
         host: server.host,
         connections: () => server.connections(),
+        settled: () => server.settled(),
         close: async () => {
           servers.delete(wrapped)
           await server.close()
@@ -338,6 +355,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
       return handle
     },
     restart,
+    settled,
     async apply(scenario, applyOptions = {}) {
       const valid = await validateScenario(scenario, '(scenario)')
       try {

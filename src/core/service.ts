@@ -51,7 +51,7 @@ export interface Service {
   readonly check: SchemaCheck
 }
 
-export function createService(options: ServiceOptions = {}, host?: HostTimers, check: SchemaCheck = () => {}): Service {
+export function createService(options: ServiceOptions = {}, host?: HostTimers, check: SchemaCheck = () => {}, settle?: () => Promise<void>): Service {
   const seed = options.seed ?? 1
   const clockOptions: ClockOptions = typeof options.clock === 'object' ? { ...options.clock } : { mode: options.clock ?? 'virtual' }
   // A chain of zero-delay timers the auto or real clock stopped is journaled (the clock itself knows no journal).

@@ -48,6 +48,12 @@ export interface ClockOptions {
    * of the chain still due are dropped, so the chain ends; other timers and the host's I/O carry on.
    */
   onLoop?: (loop: ClockLoop) => void
+  /**
+   * Awaited by `advance()`, `next()` and `runAll()` after pending host I/O ran and before any timer fires: the fake's
+   * servers let requests already on their way in arrive (a fresh connection, a body still coming), so they are seen at
+   * the clock time they were sent, not after the clock moved.
+   */
+  settle?: () => Promise<void>
 }
 
 /** A chain of zero-delay timers the host-driven clock stopped (see {@link ClockOptions.onLoop}). */
@@ -56,6 +62,14 @@ export interface ClockLoop {
   at: number
   /** Timers of the chain that fired before it was stopped. */
   fired: number
+}
+
+/** Options of {@link Clock.advanceUntil}. */
+export interface AdvanceUntilOptions {
+  /** Clock time to advance by between two looks at the promise. @default '100ms' */
+  step?: Duration
+  /** Give up (throw) after this many steps with the promise still pending. @default 100000 */
+  maxSteps?: number
 }
 
 export interface TimerHandle {
@@ -143,6 +157,15 @@ export interface Clock {
   runAll(): Promise<void>
   /** Fires the next timer, moving time to it; returns false when none is pending. Lets pending host I/O run first. */
   next(): Promise<boolean>
+  /**
+   * Advances the clock by `step` at a time until `promise` settles, and answers what it settles with (or throws what it
+   * rejects with): the wait every test of a client that sleeps on the clock writes by hand (a retry after
+   * `Retry-After`, a backoff, a push paced by the clock). Between steps it lets the host's I/O run, so an answer on a
+   * socket is read before time moves on. Throws after `maxSteps` steps, saying where the clock stopped.
+   * @example
+   * const status = await fake.clock.advanceUntil(client.pushWithRetries('app:1.0'), { step: '1s' })
+   */
+  advanceUntil<T>(promise: PromiseLike<T>, options?: AdvanceUntilOptions): Promise<T>
   /** Number of pending timers. */
   readonly pending: number
   /** The `real` clock's speed factor (1 elsewhere). */
@@ -465,6 +488,10 @@ export function createClock(options: ClockOptions = {}): Clock {
     if (!host) return
     await hostTurn()
     await hostTurn()
+    if (options.settle) {
+      await options.settle()
+      await flush()
+    }
   }
 
   /** Between two timers of one call: continuations always, and a host turn after every ~10 ms of work. */
@@ -665,6 +692,32 @@ export function createClock(options: ClockOptions = {}): Clock {
     },
     runAll: () => oneAtATime(runAll),
     next: () => oneAtATime(next),
+    async advanceUntil(promise, until = {}) {
+      const step = toMs(until.step ?? 100, 'clock.advanceUntil step')
+      const maxSteps = until.maxSteps ?? 100_000
+      if (!(Number.isInteger(maxSteps) && maxSteps >= 0)) throw new RangeError(`Invalid clock.advanceUntil maxSteps ${String(maxSteps)}: expected a whole number of steps, 0 or more.`)
+      let done = false
+      const outcome = Promise.resolve(promise).then(
+        (value) => ((done = true), value),
+        (error: unknown) => {
+          done = true
+          throw error
+        },
+      )
+      // Rejections are the caller's, from the await below; none is left unhandled while the clock steps.
+      outcome.catch(() => {})
+      const from = syncNow()
+      await flush()
+      for (let i = 0; !done; i++) {
+        if (i >= maxSteps) {
+          throw new Error(`clock.advanceUntil: the promise was still pending after ${maxSteps} steps of ${step} ms (${syncNow() - from} ms of clock time); the clock stopped at ${new Date(current).toISOString()}. Is what it waits for on this fake's clock? Raise maxSteps or step if it needs more time.`)
+        }
+        await clock.advance(step)
+        // What the timers woke may answer over a socket: one host turn reads it before time moves again.
+        if (!done && host) await hostTurn()
+      }
+      return outcome
+    },
     get speed() {
       return speed
     },

@@ -10,8 +10,9 @@ import { SHUTDOWN_REASON } from '../../service/close-code'
 import type { Protocol } from '../../protocol/router'
 import { chooseSubprotocol } from '../../protocol/events/subprotocol'
 import { dropRefusedBody, handshakeProblem, missingHost, toProtoRequest } from './request'
+import { Arrivals } from './arrivals'
 import { invalidMethodAnswer, methodOfPacket, parserErrorMessage } from '../methods'
-import { hostClearTimeout, hostNextTick, hostSetImmediate, hostSetTimeout } from '../../runtime/host-timers'
+import { hostClearTimeout, hostNextTick, hostSetImmediate, hostSetTimeout, hostTimers } from '../../runtime/host-timers'
 import { SERVER_SHUTDOWN, type ProtoResponse, type SocketSession, type SocketSink, type UpgradeResult } from '../../protocol/types'
 
 // getBuiltinModule avoids the cost of a static ESM import of a built-in at start-up (the import reads every export).
@@ -211,6 +212,11 @@ export interface RunningServer {
   readonly host: string
   /** TCP connections open now (HTTP, streams and websockets). */
   connections(): number
+  /**
+   * Resolves once no request is on its way in: no connection waits for its first request, no request body is still
+   * arriving (each counts for at most 500 ms of wall time). See arrivals.ts.
+   */
+  settled(): Promise<void>
   close(): Promise<void>
 }
 
@@ -375,6 +381,7 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Par
     return wss
   }
   const sockets = new Set<Duplex>()
+  const arrivals = new Arrivals(hostTimers.now, () => new Promise<void>((resolve) => realSetImmediate(resolve)))
   // Upgrades whose request signal may still be heard, by socket (see ClientGone).
   const deciding = new Map<Duplex, ClientGone>()
   // One 'close' listener for every socket of this server (a closure per socket is ~100 bytes per idle connection).
@@ -415,6 +422,7 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Par
   const inflight = new Set<AbortController>()
 
   const onRequest = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+    arrivals.received(req)
     const noHost = missingHost(req)
     if (noHost) return void res.writeHead(noHost.status, noHost.headers).end(noHost.body)
     const controller = new AbortController()
@@ -458,6 +466,7 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Par
   }
 
   const onUpgrade = (req: Http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    arrivals.received(req)
     socket.on('error', destroyOnError)
     const problem = missingHost(req) ?? handshakeProblem(req)
     if (problem) return writeRaw(socket, problem)
@@ -521,7 +530,10 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Par
   server.on('connection', (s: Duplex) => {
     sockets.add(s)
     s.on('close', onSocketClose)
+    if (!options.tls) arrivals.connected(s)
   })
+  // Over TLS a request is on its way once the handshake is done (the handshake itself is not counted).
+  if (options.tls) server.on('secureConnection', (s: Duplex) => arrivals.connected(s))
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }, socket: Duplex) => {
     if (!socket.writable) return socket.destroy()
     if (err.code === 'HPE_INVALID_METHOD') {
@@ -559,6 +571,7 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Par
       for (const s of sockets) if (!s.destroyed) open++
       return open
     },
+    settled: () => arrivals.settled(),
     close: () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))

@@ -1,0 +1,60 @@
+// What the real server knows of requests still on their way in: connections it accepted that have not sent a request
+// yet, and requests whose head came but whose body is still arriving. A test that moves the virtual clock while a
+// client's request is in flight (a retry its own sleep just woke, over a fresh connection, from another process, over
+// TLS) moved time under it: the request reached the fake at a later clock time than it was sent. `settled()` lets
+// those arrive first; `clock.advance()` awaits it (through the fake's `settle` hook) before it fires any timer.
+import type * as Http from 'node:http'
+import type { Duplex } from 'node:stream'
+
+/**
+ * How long, in wall time, a connection with no request yet (or a body still arriving) counts as a request on its way:
+ * a client that opens a connection and sends nothing (a pre-connected pool) holds no advance for longer than this.
+ */
+export const ARRIVAL_MS = 500
+
+/** Host turns in a row with nothing on its way before `settled()` resolves: a request read in one may open another. */
+const QUIET_TURNS = 2
+
+export class Arrivals {
+  /** Sockets with no request yet, and requests with their body still arriving, each with its wall-time deadline. */
+  private readonly fresh = new Map<Duplex, number>()
+  private readonly reading = new Map<Http.IncomingMessage, number>()
+
+  constructor(
+    private readonly now: () => number,
+    private readonly turn: () => Promise<void>,
+  ) {}
+
+  /** A connection accepted (after its TLS handshake over TLS): a request is on its way. */
+  connected(socket: Duplex): void {
+    this.fresh.set(socket, this.now() + ARRIVAL_MS)
+    socket.once('close', () => this.fresh.delete(socket))
+  }
+
+  /** A request's head was read (a plain request or an upgrade): its connection is no longer waiting for one. */
+  received(req: Http.IncomingMessage): void {
+    this.fresh.delete(req.socket)
+    if (!req.complete) this.reading.set(req, this.now() + ARRIVAL_MS)
+  }
+
+  /** Whether anything is still on its way (past its deadline, it no longer counts). */
+  get pending(): number {
+    const now = this.now()
+    for (const [socket, deadline] of this.fresh) if (deadline <= now || socket.destroyed) this.fresh.delete(socket)
+    for (const [req, deadline] of this.reading) if (deadline <= now || req.complete || req.destroyed) this.reading.delete(req)
+    return this.fresh.size + this.reading.size
+  }
+
+  /**
+   * Resolves once no connection waits for its first request and no request body is arriving, for
+   * {@link QUIET_TURNS} host turns in a row (or each has waited {@link ARRIVAL_MS}). At once (one turn at most) when
+   * nothing is on its way.
+   */
+  async settled(): Promise<void> {
+    if (this.fresh.size === 0 && this.reading.size === 0) return
+    for (let quiet = 0; quiet < QUIET_TURNS; ) {
+      await this.turn()
+      quiet = this.pending === 0 ? quiet + 1 : 0
+    }
+  }
+}

@@ -385,6 +385,12 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       // (As msToNano(now), kept as whole ms and the ns within them.)
       let wholeMs = Math.floor(now)
       let subNs = Math.round((now - wholeMs) * 1e6)
+      if (input.timeNano !== undefined) {
+        // A recorded time (a replayed recording): exact to the nanosecond, which a float of epoch ms cannot hold.
+        wholeMs = Number(input.timeNano / 1_000_000n)
+        subNs = Number(input.timeNano % 1_000_000n)
+        now = wholeMs + subNs / 1e6
+      }
       if (wholeMs < lastWholeMs || (wholeMs === lastWholeMs && subNs <= lastSubNs)) {
         wholeMs = lastWholeMs
         subNs = lastSubNs + 1
@@ -402,12 +408,6 @@ export function createEventLog(clock: Clock, options: EventLogOptions = {}): Eve
       // delivery do not disturb iteration.
       const to = (targets[input.action] ??= [...any, ...byKind[input.action]])
       if (byContainer.size === 0) {
-      if (input.timeNano !== undefined) {
-        // A recorded time (a replayed recording): exact to the nanosecond, which a float of epoch ms cannot hold.
-        wholeMs = Number(input.timeNano / 1_000_000n)
-        subNs = Number(input.timeNano % 1_000_000n)
-        now = wholeMs + subNs / 1e6
-      }
         // Subscribers that share a compiled filter (clients sending the same `filters` text) and follow one another
         // take the first one's answer: one check per filter, not per subscriber.
         let last: CompiledFilter | undefined

@@ -23,7 +23,7 @@ export default defineConfig({
       'test/behaviour/**/*.test.ts',
       'test/ways-in/**/*.test.ts',
       'test/chaos/{plan,determinism,scenarios}.test.ts',
-      'test/scenario/**/*.test.ts',
+      'test/behaviour/scenario/**/*.test.ts',
       'test/clients/dockerode-compat.test.ts',
       'test/docs/examples/**/*.test.ts',
     ],
@@ -44,7 +44,7 @@ export default defineConfig({
       // is pinned here by events-socket, events-stream and burst-in-one-turn.
       'test/behaviour/events/backlog/slow-consumers.test.ts',
       // A wall-time bound on a delivery report (300 ms for 10 clients x 1,000 reconnects): the instrumented tracker takes
-      // ~1.4 s, so the dry run fails. Its counts are pinned by the delivery tests here (test/unit/delivery-*.test.ts).
+      // ~1.4 s, so the dry run fails. Its counts are pinned by the delivery tests here (test/unit/service/delivery*.test.ts).
       'test/behaviour/delivery-report/report-cost.test.ts',
       // Counts chunks of an auto-clock push: the auto clock's bursts are bounded in wall time, so the instrumented
       // (slower) code yields more chunks and the dry run fails (96 vs < 89). push-format and the conformance push
@@ -52,7 +52,7 @@ export default defineConfig({
       'test/behaviour/push/stream/auto-clock-chunks.test.ts',
       // The auto clock follows wall time: under the load of a mutation run its pause check drifts past its 0.5 ms
       // tolerance and fails the dry run; it covers src/time only, which is not mutated.
-      'test/unit/clock-pause.test.ts',
+      'test/unit/time/clock-pause.test.ts',
     ],
   },
 })

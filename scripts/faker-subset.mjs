@@ -1,6 +1,6 @@
 // Writes src/service/faker-en.ts: the parts of faker's `en` locale that dockside draws from (person.last_name,
 // person.last_name_pattern, word.adjective), so that `dockside serve` loads faker's base locale (~130 KB) instead of
-// its whole English one (~290 KB more) at start-up. test/unit/faker-subset.test.ts fails when the installed faker's
+// its whole English one (~290 KB more) at start-up. test/unit/service/faker-en.test.ts fails when the installed faker's
 // `en` data differs: rerun `node scripts/faker-subset.mjs` after upgrading @faker-js/faker.
 import fs from 'node:fs'
 import { faker } from '@faker-js/faker/locale/en'

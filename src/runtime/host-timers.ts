@@ -3,7 +3,7 @@ import type { HostTimers } from '../time/clock'
 // Captured at import so that a user's fake timers installed later cannot stall the fake: jest's default
 // `jest.useFakeTimers()` replaces setTimeout, setImmediate, queueMicrotask, process.nextTick, Date and
 // performance.now; vitest's `vi.useFakeTimers()` and @sinonjs/fake-timers' defaults a subset of them.
-// test/intercept/fake-timers.test.ts and the jest projects under test/runners/ hold the fake to that.
+// test/ways-in/intercept/fake-timers.test.ts and the jest projects under test/runners/ hold the fake to that.
 // In Node, from node:timers and node:perf_hooks, not the globals: jest's `fakeTimers.enableGlobally` (and a
 // `jest.useFakeTimers()` before the first require) fakes the globals before dockside loads, and the test's context has
 // its own; the modules' timers stay real (the server's close and the in-process websocket's open waited forever).

@@ -23,7 +23,7 @@ interface Randomizer {
 
 // faker's default randomizer (generateMersenne53Randomizer, @faker-js/faker 10, MIT), which the locale entry point
 // does not export: MT19937 seeded with init_genrand, 53-bit floats. The same numbers as `faker.seed(seed)` gives
-// (test/unit/random.test.ts checks them against a seeded Faker).
+// (test/unit/service/random.test.ts checks them against a seeded Faker).
 const MATRIX_A = 0x9908b0df
 const UPPER = 2 ** 31
 const LOWER = 2 ** 31 - 1
@@ -102,7 +102,7 @@ function fakerFor(randomizer: () => number): typeof baseFaker {
 /**
  * faker's `string.hexadecimal({ casing: 'lower' })` draws each character from 22 (`0-9a-fA-F`) and lower-cases the
  * result: the same draw, without faker's per-character array, closure and join (an id of 64 characters was 7% of a
- * test's cost in process). test/unit/random.test.ts checks it against a seeded Faker.
+ * test's cost in process). test/unit/service/random.test.ts checks it against a seeded Faker.
  */
 const HEX_DRAW = '0123456789abcdefabcdef'
 function hexOf(next: () => number, length: number): string {

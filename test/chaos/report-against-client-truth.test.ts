@@ -890,7 +890,7 @@ describe.each(ways)('Docker\'s GET /events against the client\'s own records (%s
   })
 })
 
-describe('what the docs now say (found by this review)', () => {
+describe('what the docs say a report means', () => {
   it('events in flight under per-event latency when the client closes were owed: reported missed, as the client saw', async () => {
     const s = await setup('in-process')
     const { fake } = s
@@ -931,7 +931,7 @@ describe('what the docs now say (found by this review)', () => {
   })
 })
 
-describe('backoff is measured from an end of service (found by this review)', () => {
+describe('backoff is measured from an end of service', () => {
   it('a client that opens its new socket before closing the old one (make before break) had no backoff then', async () => {
     const fake = createDockside({ seed: 1 })
     fakes.push(fake)

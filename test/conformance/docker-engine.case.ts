@@ -5,7 +5,7 @@ import type { Case } from '../support/way-in'
 
 // The Docker Engine routes' exact answers (docs/docker-compat.md, the Engine API v1.47), on every way in:
 // ping, version, info, container inspect/start/stop and the list's fields, and login's registry names. What is
-// not served (404/501, which the in-process way treats as unhandled first) is in test/unit/docker-unserved.test.ts.
+// not served (404/501, which the in-process way treats as unhandled first) is in test/unit/protocol/docker/unserved.test.ts.
 
 const T0 = Date.UTC(2026, 0, 1)
 const ZERO_TIME = '0001-01-01T00:00:00Z'

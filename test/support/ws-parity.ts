@@ -1,7 +1,7 @@
 import { afterEach } from 'vitest'
 import { createDockside, type Dockside } from '../../src/index'
 
-// The harness of the side-by-side WebSocket tests (test/intercept/websocket-parity*.test.ts): a client script runs
+// The harness of the side-by-side WebSocket tests (test/ways-in/intercept/websocket-parity*.test.ts): a client script runs
 // with Node's own WebSocket against the fake's real server on 127.0.0.1 and with the in-process class, and the two
 // transcripts are compared.
 

@@ -64,7 +64,7 @@ export interface TaskQueue {
   readonly wire: boolean
 }
 
-/** Node 24 against the real server on 127.0.0.1: the first poll phase where each step is seen (test/intercept/websocket-parity-2.test.ts). */
+/** Node 24 against the real server on 127.0.0.1: the first poll phase where each step is seen (test/ways-in/intercept/websocket/parity-closes-order-and-names.test.ts). */
 export const WIRE_HOPS: Hops = { open: 3, refused: 3, serverClosed: 4, clientClosed: 4, crossedClosed: 3, dropped: 2, unreadClosed: 3 }
 
 /** The default: a wire (see above). */

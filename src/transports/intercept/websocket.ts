@@ -1,6 +1,6 @@
 // The in-process WHATWG WebSocket (its task queue is websocket-tasks.ts, its events websocket-events.ts): what a client
 // observes is what Node's own WebSocket (undici's) observes against the real server, checked side by side in
-// test/intercept/websocket-parity.test.ts, websocket-parity-2.test.ts, websocket-parity-events-and-options.test.ts and
+// test/ways-in/intercept/websocket/parity.test.ts, websocket-parity-2.test.ts, websocket-parity-events-and-options.test.ts and
 // websocket-parity-handshake-and-faults.test.ts.
 // No mock-socket in between: see docs/decisions/0008-in-process-websocket.md. Departures from Node are the spec's,
 // listed in docs/in-process.md.

@@ -9,7 +9,7 @@
 // Found by the second review of pushes and images (was test/regressions/push-review-2.test.ts).
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDockside, type Dockside } from '../../../src/index'
-import { readSse } from '../../dashboard/support'
+import { readSse } from '../dashboard/support'
 
 const fakes: Dockside[] = []
 afterEach(async () => {

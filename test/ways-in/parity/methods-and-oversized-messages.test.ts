@@ -72,7 +72,7 @@ describe("a method node:http's parser refuses (fetch sends `patch` as written)",
   })
 })
 
-/** The event loop's phases a client's code runs in (as in test/intercept/websocket-parity-2.test.ts). */
+/** The event loop's phases a client's code runs in (as in test/ways-in/intercept/websocket/parity-closes-order-and-names.test.ts). */
 const PHASES: Record<string, (fn: () => void) => void> = {
   poll: (fn) => fn(),
   check: (fn) => setImmediate(fn),

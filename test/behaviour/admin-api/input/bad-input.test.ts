@@ -68,8 +68,8 @@ it('admin bodies refuse unknown fields and list the allowed ones', async () => {
   await using fake = createDockside()
   const server = await fake.listen({ port: 0 })
   const cases: [string, object, RegExp][] = [
-    ['/_dockside/containers', { name: 'web', image: 'nginx', lables: { app: 'web' } }, /^request body: unknown field "lables"; allowed: name, image, labels, instanceType, networkMode, start, running$/],
-    ['/_dockside/images', { name: 'app', tag: '1' }, /^request body: unknown field "tag"; allowed: name, tags, layers$/],
+    ['/_dockside/containers', { name: 'web', image: 'nginx', lables: { app: 'web' } }, /^request body: unknown field "lables"; allowed: id, name, image, labels, instanceType, networkMode, start, running$/],
+    ['/_dockside/images', { name: 'app', tag: '1' }, /^request body: unknown field "tag"; allowed: name, tags, layers, id, manifest$/],
     ['/_dockside/registries', { host: 'localhost:5000', user: 'a' }, /unknown field "user"; allowed: host, username, password, token/],
     ['/_dockside/sockets/close', { code: 1000, why: 'x' }, /unknown field "why"; allowed: code, reason/],
     ['/_dockside/clock/advance', { by: '1s', unit: 's' }, /unknown field "unit"; allowed: by/],

@@ -32,22 +32,22 @@ describe('jest 30', () => {
   it('default configuration (CommonJS): require() of every entry, in-process hooks, matchers, real server, fake timers, isolation across files', async () => {
     const { report, failures, passedFiles } = await jest('jest-cjs')
     expect(failures).toEqual([])
-    expect(passedFiles).toEqual(['jest-cjs/fake-timers-before-load.test.js', 'jest-cjs/fake-timers.test.js', 'jest-cjs/in-process.test.js', 'jest-cjs/isolation-1-hooks-and-closes.test.js', 'jest-cjs/isolation-2-streams-a-push.test.js', 'jest-cjs/server.test.js'])
-    expect(report.numPassedTests).toBe(10)
+    expect(passedFiles).toEqual(['jest-cjs/fake-timers-before-load.test.js', 'jest-cjs/fake-timers.test.js', 'jest-cjs/in-process.test.js', 'jest-cjs/isolation-1-hooks-and-closes.test.js', 'jest-cjs/isolation-2-streams-a-push.test.js', 'jest-cjs/server.test.js', 'jest-cjs/waiting-helpers.test.js'])
+    expect(report.numPassedTests).toBe(11)
   }, 60_000)
 
   it('ESM (--experimental-vm-modules): import of the entries, in-process hooks, matchers, real server, fake timers, isolation across files', async () => {
     const { report, failures, passedFiles } = await jest('jest-esm', { NODE_OPTIONS: '--experimental-vm-modules --no-warnings' })
     expect(failures).toEqual([])
-    expect(passedFiles).toEqual(['jest-esm/fake-timers.test.js', 'jest-esm/in-process.test.js', 'jest-esm/isolation-1-hooks-and-closes.test.js', 'jest-esm/isolation-2-streams-a-push.test.js'])
-    expect(report.numPassedTests).toBe(6)
+    expect(passedFiles).toEqual(['jest-esm/fake-timers.test.js', 'jest-esm/in-process.test.js', 'jest-esm/isolation-1-hooks-and-closes.test.js', 'jest-esm/isolation-2-streams-a-push.test.js', 'jest-esm/waiting-helpers.test.js'])
+    expect(report.numPassedTests).toBe(7)
   }, 60_000)
 })
 
 describe('node:test', () => {
-  it('node --test runs the example of docs/testing.md', async () => {
+  it('node --test runs the example of docs/testing.md and the waiting helpers of docs/time.md', async () => {
     const out = await run(process.execPath, ['--test', '--test-reporter=tap'], { cwd: join(here, 'node-test') }).catch((e: { stdout: string; stderr: string }) => e)
-    expect(out.stdout).toMatch(/^# pass 2$/m)
+    expect(out.stdout).toMatch(/^# pass 3$/m)
     expect(out.stdout).toMatch(/^# fail 0$/m)
   }, 60_000)
 })

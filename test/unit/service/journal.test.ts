@@ -1,8 +1,8 @@
 // The journal and its ring (src/service/journal.ts, recent.ts), close-code checks and secret masking.
 import { describe, expect, it } from 'vitest'
-import { createJournal as createTypedJournal, mask } from '../../src/service/journal'
-import { Recent } from '../../src/service/recent'
-import { checkCloseCode } from '../../src/service/close-code'
+import { createJournal as createTypedJournal, mask } from '../../../src/service/journal'
+import { Recent } from '../../../src/service/recent'
+import { checkCloseCode } from '../../../src/service/close-code'
 
 // The journal's mechanics (numbers, times, prefixes, listeners, the ring) with made-up types: a view of it that takes
 // any type. What the fake writes is typed (journal-entries.ts; test/types/journal.test-d.ts).

@@ -1,4 +1,5 @@
 import { record } from '../record/index'
+import { MissingPackageError } from '../runtime/optional-peer'
 
 const { parseArgs } = process.getBuiltinModule('node:util')
 
@@ -54,7 +55,7 @@ export async function recordCommand(argv: string[], fail: (message: string, code
   try {
     recorder = await record({ upstream: v.upstream, out: v.out, host, port, maxEvents, log })
   } catch (error) {
-    if (error instanceof RangeError) fail(error.message)
+    if (error instanceof RangeError || error instanceof MissingPackageError) fail(error.message)
     fail(`cannot listen on ${v.host}:${port}: ${(error as Error).message}`, 1)
   }
   const stop = (signal: string) => {

@@ -1,4 +1,5 @@
 import '../runtime/node-version' // first: fails at once on a Node older than 22
+import { loadOptional } from '../runtime/optional-peer'
 import type { Scenario } from '../scenario/scenario'
 import { parseUpstream } from './upstream'
 import { Recording } from './recording'
@@ -65,6 +66,8 @@ export async function record(options: RecordOptions): Promise<Recorder> {
   if (typeof options.out !== 'string' || options.out.trim() === '') throw new RangeError('record needs "out": the scenario file to write (FILE.yaml or FILE.json).')
   const maxEvents = options.maxEvents ?? 100_000
   if (!Number.isSafeInteger(maxEvents) || maxEvents < 0) throw new RangeError(`Invalid maxEvents ${maxEvents}: expected an integer >= 0.`)
+  // YAML needs an optional package: checked before anything is recorded, not when the recording is written (lost).
+  const yaml = options.out.endsWith('.json') ? undefined : await loadOptional('yaml', `Writing a recording as YAML (${options.out}; a FILE.json needs no other package)`, () => import('yaml'))
   const log = options.log ?? (() => {})
   const recording = new Recording({ maxEvents, now: Date.now() })
   let result: Promise<RecordResult> | undefined
@@ -73,7 +76,7 @@ export async function record(options: RecordOptions): Promise<Recorder> {
   let written: Promise<RecordResult> | undefined
   const write = () => {
     recording.stoppedMs ??= Date.now()
-    return (written ??= writeRecording(recording, options.out, upstream.text))
+    return (written ??= writeRecording(recording, options.out, upstream.text, yaml?.stringify))
   }
   const stop = () =>
     (result ??= (async () => {
@@ -107,7 +110,7 @@ export async function record(options: RecordOptions): Promise<Recorder> {
 }
 
 /** Writes the recording as a scenario (atomically: a temporary file renamed over FILE). */
-async function writeRecording(recording: Recording, file: string, upstream: string): Promise<RecordResult> {
+async function writeRecording(recording: Recording, file: string, upstream: string, yamlText: typeof import('yaml').stringify | undefined): Promise<RecordResult> {
   const { writeFile, rename } = await import('node:fs/promises')
   const scenario = recording.toScenario()
   const notes = [...recording.notes]
@@ -122,11 +125,8 @@ async function writeRecording(recording: Recording, file: string, upstream: stri
   }
   const full = { 'x-recording': about, ...scenario }
   let text: string
-  if (file.endsWith('.json')) text = `${JSON.stringify(full, null, 2)}\n`
-  else {
-    const { stringify } = await import('yaml')
-    text = `# Recorded by dockside record from ${upstream}, ${about.from} to ${about.to}: ${about.replay}\n${stringify(full, { lineWidth: 0 })}`
-  }
+  if (!yamlText) text = `${JSON.stringify(full, null, 2)}\n`
+  else text = `# Recorded by dockside record from ${upstream}, ${about.from} to ${about.to}: ${about.replay}\n${yamlText(full, { lineWidth: 0 })}`
   const tmp = `${file}.${process.pid}.tmp`
   await writeFile(tmp, text)
   await rename(tmp, file)

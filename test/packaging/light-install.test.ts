@@ -76,6 +76,9 @@ it('installs at most 12 MB without the optional packages, names them when needed
   expect((await cli('validate', 'twice.json')).stderr).toMatch(/at line 2, column 2: expected valid JSON with each key once in an object: "seed" is given twice/)
   const yaml = await cli('validate', join(stage, 'examples/basic.yaml'))
   expect([yaml.code, yaml.stderr]).toEqual([2, expect.stringContaining('needs the package "yaml", an optional peer dependency of dockside that this project does not have. Install it beside dockside: npm install --save-dev yaml@')])
+  // A recording written as YAML says so before it records anything (not at the end, when the session would be lost).
+  const rec = await cli('record', '--upstream', 'tcp://127.0.0.1:9', '--out', 'session.yaml')
+  expect([rec.code, rec.stderr]).toEqual([2, expect.stringContaining('Writing a recording as YAML (session.yaml; a FILE.json needs no other package) needs the package "yaml"')])
   const tls = await cli('serve', '--tls', '--port', '0')
   expect([tls.code, tls.stderr]).toEqual([2, expect.stringContaining('A self-signed certificate (--tls, selfSignedCertificate()) needs the package "selfsigned"')])
 

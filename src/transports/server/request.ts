@@ -3,6 +3,7 @@
 import type * as Http from 'node:http'
 import { jsonError } from '../../protocol/http'
 import { BodyTooLargeError } from '../../protocol/limits'
+import { hostClearTimeout, hostSetTimeout } from '../../runtime/host-timers'
 import type { ProtoRequest, ProtoResponse, Served } from '../../protocol/types'
 
 const WS_KEY = /^[+/0-9A-Za-z]{22}==$/
@@ -124,4 +125,26 @@ export function dropRefusedBody(req: Http.IncomingMessage, after: (ms: number, f
   req.once('end', onEnd)
   req.socket.once('close', onClose)
   req.resume()
+}
+
+/**
+ * A 413 for a body still arriving: its head and body are written at once (with their length, so the client has the
+ * whole answer), and the response ends (node then closes the connection: `connection: close`) once the rest of the
+ * body was read and dropped, or at once past the bound, with the socket destroyed `graceMs` later (see dropRefusedBody).
+ */
+export function answerRefusedBody(req: Http.IncomingMessage, res: Http.ServerResponse, status: number, headers: Record<string, string>, body: string, graceMs: number): void {
+  const bytes = Buffer.from(body)
+  res.writeHead(status, { ...headers, 'content-length': String(bytes.length) })
+  res.write(bytes)
+  const after = (ms: number, fn: () => void) => {
+    const timer = hostSetTimeout(fn, ms)
+    return () => hostClearTimeout(timer)
+  }
+  dropRefusedBody(req, after, (ended) => {
+    res.end()
+    if (ended) return
+    // Past the bound: what the client still sends is not read. The answer is out: give it a moment to leave, then go.
+    const timer = hostSetTimeout(() => req.socket.destroy(), graceMs)
+    req.socket.once('close', () => hostClearTimeout(timer))
+  })
 }

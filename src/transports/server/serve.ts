@@ -9,7 +9,7 @@ import { EVENTS_MAX_MESSAGE, HEADER_OVERFLOW_MESSAGE, PROTOCOL_ERROR_REASONS } f
 import { SHUTDOWN_REASON } from '../../service/close-code'
 import type { Protocol } from '../../protocol/router'
 import { chooseSubprotocol } from '../../protocol/events/subprotocol'
-import { dropRefusedBody, handshakeProblem, missingHost, toProtoRequest } from './request'
+import { answerRefusedBody, handshakeProblem, missingHost, toProtoRequest } from './request'
 import { Arrivals } from './arrivals'
 import { invalidMethodAnswer, methodOfPacket, parserErrorMessage } from '../methods'
 import { hostClearTimeout, hostNextTick, hostSetImmediate, hostSetTimeout, hostTimers } from '../../runtime/host-timers'
@@ -316,28 +316,6 @@ async function writeResponse(res: Http.ServerResponse, answer: ProtoResponse, he
   }
 }
 
-/**
- * A 413 for a body still arriving: its head and body are written at once (with their length, so the client has the
- * whole answer), and the response ends (node then closes the connection: `connection: close`) once the rest of the
- * body was read and dropped, or at once past the bound, with the socket destroyed then (see dropRefusedBody).
- */
-function answerRefusedBody(req: Http.IncomingMessage, res: Http.ServerResponse, status: number, headers: Record<string, string>, body: string) {
-  const bytes = Buffer.from(body)
-  res.writeHead(status, { ...headers, 'content-length': String(bytes.length) })
-  res.write(bytes)
-  const after = (ms: number, fn: () => void) => {
-    const timer = realSetTimeout(fn, ms)
-    return () => realClearTimeout(timer)
-  }
-  dropRefusedBody(req, after, (ended) => {
-    res.end()
-    if (ended) return
-    // Past the bound: what the client still sends is not read. The answer is out: give it a moment to leave, then go.
-    const timer = realSetTimeout(() => req.socket.destroy(), CLOSE_GRACE_MS)
-    req.socket.once('close', () => realClearTimeout(timer))
-  })
-}
-
 /** Writes a plain HTTP answer on a socket that asked to upgrade. */
 function writeRaw(socket: Duplex, answer: ProtoResponse & { body?: string }) {
   const body = answer.body ?? ''
@@ -453,7 +431,7 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Par
       .then((answer) => {
         // A body refused for its size is left unread: the answer goes out at once, and the connection ends once the
         // rest of the body is read and dropped (up to a bound), so the client reads the 413 rather than a reset.
-        if (answer.status === 413 && !req.complete && typeof answer.body === 'string') return answerRefusedBody(req, res, answer.status, answer.headers, answer.body)
+        if (answer.status === 413 && !req.complete && typeof answer.body === 'string') return answerRefusedBody(req, res, answer.status, answer.headers, answer.body, CLOSE_GRACE_MS)
         return writeResponse(res, answer, req.method === 'HEAD')
       })
       .catch((error: unknown) => {

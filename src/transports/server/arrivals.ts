@@ -34,7 +34,13 @@ export class Arrivals {
   /** A request's head was read (a plain request or an upgrade): its connection is no longer waiting for one. */
   received(req: Http.IncomingMessage): void {
     this.fresh.delete(req.socket)
-    if (!req.complete) this.reading.set(req, this.now() + ARRIVAL_MS)
+    if (req.complete) return
+    this.reading.set(req, this.now() + ARRIVAL_MS)
+    // Forgotten when its body ends or its connection goes, whether or not anyone asks settled() (a reset client's
+    // request was kept, with its socket and buffers, until the next advance: heap growth under resets).
+    const done = () => this.reading.delete(req)
+    req.once('end', done)
+    req.once('close', done)
   }
 
   /** Whether anything is still on its way (past its deadline, it no longer counts). */

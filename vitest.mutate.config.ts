@@ -23,7 +23,6 @@ export default defineConfig({
       'test/behaviour/**/*.test.ts',
       'test/ways-in/**/*.test.ts',
       'test/chaos/{plan,determinism,scenarios}.test.ts',
-      'test/behaviour/scenario/**/*.test.ts',
       'test/clients/dockerode-compat.test.ts',
       'test/docs/examples/**/*.test.ts',
     ],
@@ -50,6 +49,18 @@ export default defineConfig({
       // (slower) code yields more chunks and the dry run fails (96 vs < 89). push-format and the conformance push
       // cases pin the same lines.
       'test/behaviour/push/stream/auto-clock-chunks.test.ts',
+      // Spawn the CLI, drive Chromium, start a real Docker daemon or send megabytes over real sockets (seconds each,
+      // transport and CLI code that is not mutated): end-to-end suites outside the mutation set, as they were before
+      // they were filed under test/behaviour/ and test/ways-in/.
+      'test/behaviour/cli/{background-files-arguments-and-log,cli,compile-cache,log-lines-escaped,secrets,speed-flag-decimal}.test.ts',
+      'test/behaviour/dashboard/{admin-live,admin-token,changes-shown-at-once,cli-demo,dashboard,demo-stories,live-delivery-counts,live-feed-and-page-state,page-during-a-demo,page-weight}.test.ts',
+      'test/behaviour/fleet/{fleet,ttl,parallel-workers}.test.ts',
+      'test/behaviour/record/**',
+      'test/behaviour/robustness/oversized-body-answer-read.test.ts',
+      'test/ways-in/intercept/{hooks,timers-and-identity,vitest-entry}.test.ts',
+      'test/ways-in/intercept/fetch/**',
+      'test/ways-in/intercept/http/{dockerode,parity,parity-streamed-body}.test.ts',
+      'test/ways-in/intercept/websocket/{partysocket,fake-timers,parity,parity-closes-order-and-names,parity-events-and-options,parity-handshake-and-faults}.test.ts',
       // The auto clock follows wall time: under the load of a mutation run its pause check drifts past its 0.5 ms
       // tolerance and fails the dry run; it covers src/time only, which is not mutated.
       'test/unit/time/clock-pause.test.ts',

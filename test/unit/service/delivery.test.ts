@@ -746,3 +746,162 @@ describe('what was sent follows the log', () => {
     expect(d.summary('r')).toMatchObject({ expected: 100, delivered: 99, missed: 1, duplicates: 1 })
   })
 })
+
+describe("a connection's until", () => {
+  /** A client away by choice (its own close at 1 s), with events at 2, 3 and 4 s, then back at 5 s with `since`/`until`. */
+  async function backWith(since: (e: ServiceEvent[]) => bigint | undefined, until: (e: ServiceEvent[]) => bigint | undefined) {
+    const w = world()
+    const { d } = w
+    d.attempt('p', compiled({}))
+    d.opened('p', 1, 'ws', undefined)
+    await w.to(1000)
+    d.closed('p', 1, 'client', 1000, '')
+    const away: ServiceEvent[] = []
+    for (const ms of [2000, 3000, 4000]) {
+      await w.to(ms)
+      away.push(w.ev())
+    }
+    await w.to(5000)
+    d.attempt('p', compiled({}))
+    d.opened('p', 2, 'ws', since(away), undefined, until(away))
+    return { report: d.report('p'), away }
+  }
+
+  it('a returning connection is owed its since replay up to its until (an event at until included), nothing after it', async () => {
+    const { report, away } = await backWith(
+      (e) => e[0].timeNano,
+      (e) => e[1].timeNano,
+    )
+    expect(report.missed.map((e) => e.seq)).toEqual([away[0].seq, away[1].seq])
+    expect(report.expected).toBe(2)
+  })
+
+  it('without an until, the whole since replay is owed', async () => {
+    const { report, away } = await backWith(
+      (e) => e[1].timeNano,
+      () => undefined,
+    )
+    expect(report.missed.map((e) => e.seq)).toEqual([away[1].seq, away[2].seq])
+  })
+
+  /** A websocket asking for everything up to 2 s (mid-millisecond when `ns`), ended at `endMs` by `by` with `code`. */
+  async function endedAt(endMs: number, by: 'server' | 'client' | 'drop', code: number, ns = 0) {
+    const w = world()
+    const { d } = w
+    d.attempt('u', compiled({}))
+    const until = BigInt(nano(2000, ns))
+    d.opened('u', 1, 'ws', undefined, undefined, until)
+    await w.to(endMs)
+    d.closed('u', 1, by, code, by === 'server' && code === 1000 ? 'stream complete' : '')
+    await w.to(endMs + 1000)
+    const later = w.ev()
+    return { report: d.report('u'), later }
+  }
+
+  it("the server's complete close (1000) once the clock reached until ends what is owed: later events are not", async () => {
+    const { report } = await endedAt(2000, 'server', 1000)
+    expect([report.expected, report.missed, report.gaps]).toEqual([0, [], []])
+  })
+
+  it('a server close before until (1000 or not) leaves the client owed what follows, as a gap', async () => {
+    for (const code of [1000, 1001]) {
+      const { report, later } = await endedAt(1000, 'server', code)
+      expect(report.missed.map((e) => e.seq), String(code)).toEqual([later.seq])
+      expect(report.gaps, String(code)).toHaveLength(1)
+    }
+  })
+
+  it('any end once the clock is past until (a drop, a restart) owes nothing after it; before until it does', async () => {
+    for (const [by, code] of [['drop', 1006], ['server', 1001]] as const) {
+      expect((await endedAt(3000, by, code)).report.missed, by).toEqual([])
+      expect((await endedAt(1000, by, code)).report.missed, by).toHaveLength(1)
+    }
+  })
+
+  it("with a mid-millisecond until, the server's complete close at its millisecond completes; a drop then does not", async () => {
+    // The stream completes at the next host millisecond after until: the server's close at 2000 ms is that end; a
+    // drop at 2000 ms came before until (2000 ms + 500 ns), so what follows is owed.
+    expect((await endedAt(2000, 'server', 1000, 500)).report.missed).toEqual([])
+    expect((await endedAt(2000, 'drop', 1006, 500)).report.missed).toHaveLength(1)
+    expect((await endedAt(2000, 'server', 1001, 500)).report.missed).toHaveLength(1)
+  })
+
+  it('an end at until itself (to the nanosecond) is past it: nothing after is owed', async () => {
+    expect((await endedAt(2000, 'drop', 1006)).report.missed).toEqual([])
+  })
+
+  it("without an until, a server's 1000 close is an end of service like any other: what follows is owed", async () => {
+    const w = world()
+    w.d.attempt('n', compiled({}))
+    w.d.opened('n', 1, 'ws', undefined)
+    await w.to(1000)
+    w.d.closed('n', 1, 'server', 1000, '')
+    await w.to(2000)
+    const later = w.ev()
+    expect(w.d.report('n').missed.map((e) => e.seq)).toEqual([later.seq])
+  })
+})
+
+describe('an attempt that never got in', () => {
+  it('refused with no until: what follows is owed (a gap); with an until reached (to the nanosecond) it is a replay that ended', async () => {
+    const w = world()
+    const { d } = w
+    d.attempt('plain', compiled({}))
+    d.refused('plain', 429, 'slow down')
+    await w.to(1000)
+    const e1 = w.ev()
+    d.attempt('replay', compiled({}))
+    await w.to(2000)
+    // A replay of everything up to e1, refused (as a 410) once the clock is past it: nothing after e1 was asked for.
+    d.refused('replay', 410, 'gone', undefined, undefined, 0n, e1.timeNano)
+    d.attempt('exact', compiled({}))
+    // An until at the very nanosecond of the refusal: reached.
+    d.refused('exact', 410, 'gone', undefined, undefined, 0n, BigInt(nano(2000)))
+    d.attempt('ahead', compiled({}))
+    d.refused('ahead', 410, 'gone', undefined, undefined, 0n, BigInt(nano(60_000)))
+    await w.to(3000)
+    const e2 = w.ev()
+    expect(d.report('plain').missed.map((e) => e.seq)).toEqual([e1.seq, e2.seq])
+    expect(d.report('replay').missed.map((e) => e.seq)).toEqual([e1.seq])
+    expect(d.report('exact').missed.map((e) => e.seq)).toEqual([e1.seq])
+    expect(d.report('ahead').missed.map((e) => e.seq)).toEqual([e1.seq, e2.seq])
+  })
+
+  it("a since asked after the first connection does not reach back before it: only the first attempt's replay is owed", async () => {
+    const w = world()
+    const { d } = w
+    const before = w.ev()
+    await w.to(1000)
+    d.attempt('c', compiled({}))
+    d.opened('c', 1, 'ws', undefined)
+    await w.to(2000)
+    d.closed('c', 1, 'drop', 1006, '')
+    d.attempt('c', compiled({}))
+    d.refused('c', 503, 'restarting', undefined, undefined, before.timeNano)
+    expect(d.report('c').missed).toEqual([])
+  })
+
+  it('a stream that completed at its until, with the events before it dropped from the log, owes none of those after it', async () => {
+    // The log keeps 2 events: the one at or before until is gone, so where the stream ended is before the oldest kept.
+    const w = world({ retain: 2 })
+    const { d } = w
+    d.attempt('u', compiled({}))
+    const conn = d.opened('u', 1, 'stream', undefined, undefined, BigInt(nano(1000)))
+    await w.to(500)
+    d.sentOn(conn, w.ev())
+    await w.to(1500)
+    w.ev()
+    w.ev()
+    await w.to(2000)
+    d.closed('u', 1, 'server', 1000, 'stream complete')
+    expect(d.report('u')).toMatchObject({ expected: 0, missed: [], gaps: [] })
+  })
+})
+
+describe('the clients kept', () => {
+  it('the first attempt past the limit forgets the client idle the longest at once', () => {
+    const { d } = world({ limits: { clients: 2 } })
+    for (const key of ['a', 'b', 'c']) d.attempt(key, compiled({}))
+    expect([d.clients(), d.forgottenClients]).toEqual([['b', 'c'], 1])
+  })
+})

@@ -7,6 +7,7 @@ import type { Filters } from './filters'
 const canonicalForms = new WeakMap<Filters, string>()
 function canonical(filters: Filters): string {
   let form = canonicalForms.get(filters)
+  // Stryker disable next-line ConditionalExpression: worked out again, the same form (time only)
   if (form === undefined) canonicalForms.set(filters, (form = canonicalForm(filters)))
   return form
 }
@@ -52,6 +53,7 @@ export class AnonymousKeys {
    */
   private lastAddress: string | undefined
   private lastForm: string | undefined
+  // Stryker disable next-line StringLiteral: overwritten at the first call, before it is read
   private lastBase = ''
 
   /**
@@ -76,9 +78,11 @@ export class AnonymousKeys {
     const n = ordinal(key)
     const base = n === 1 ? key : key.slice(0, key.lastIndexOf(' #'))
     const h = this.hints.get(base)
+    // Stryker disable next-line ConditionalExpression: the hint only says where identify starts looking (busy keys are skipped)
     if (h === undefined) return
     // Stryker disable next-line ConditionalExpression,EqualityOperator: the hint only says where identify starts looking; lower or none gives the same key (busy keys are skipped)
     if (n <= 1) this.hints.delete(base)
+    // Stryker disable next-line EqualityOperator: the hint only says where identify starts looking (busy keys are skipped)
     else if (n < h) this.hints.set(base, n)
   }
 

@@ -745,6 +745,25 @@ describe('what was sent follows the log', () => {
     d.closed('r', 1, 'client', 1000, '')
     expect(d.summary('r')).toMatchObject({ expected: 100, delivered: 99, missed: 1, duplicates: 1 })
   })
+
+  it('a client whose every send the log dropped, cut to size when it left, counts its sends after it is back', async () => {
+    const w = world({ retain: 10 })
+    const { d } = w
+    d.attempt('k', compiled({ container: ['web'] }))
+    d.opened('k', 1, 'ws', undefined)
+    for (let i = 0; i < 20; i++) d.sent('k', 1, w.ev())
+    // Events it is not sent (another client's container) push all of its sends out of the log.
+    for (let i = 0; i < 15; i++) w.ev('start', 'other')
+    expect(d.report('k')).toMatchObject({ delivered: 0 })
+    await w.to(1000)
+    d.closed('k', 1, 'client', 1000, '')
+    await w.to(2000)
+    d.attempt('k', compiled({ container: ['web'] }))
+    d.opened('k', 2, 'ws', undefined)
+    const back = [w.ev(), w.ev(), w.ev()]
+    for (const e of back) d.sent('k', 2, e)
+    expect(d.report('k')).toMatchObject({ expected: 3, delivered: 3, missed: [], duplicates: [] })
+  })
 })
 
 describe("a connection's until", () => {

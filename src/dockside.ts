@@ -261,7 +261,7 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
   const limits = resolveLimits(options)
   let svc: Service
   const servers = new Set<DocksideServer>()
-  const hooks = new Set<{ restore(): void }>()
+  const hooks = new Set<{ restore(): void; settled?(): Promise<void> }>()
   let closed = false
 
   const restart = () => maintenanceRestart(svc, protocol.hub)
@@ -279,10 +279,11 @@ export function createDockside(options: DocksideOptions = {}): Dockside {
       }
     }
   }
-  // Requests on their way in to the real servers: every advance of the clock lets them arrive first.
+  // Traffic on its way (requests in to the real servers, closes out of them, frames and closes of in-process sockets):
+  // every advance of the clock lets it arrive first.
   const settled = async () => {
-    if (servers.size === 1) return [...servers][0]!.settled()
-    if (servers.size > 1) await Promise.all([...servers].map((s) => s.settled()))
+    if (servers.size === 1 && hooks.size === 0) return [...servers][0]!.settled()
+    if (servers.size > 0 || hooks.size > 0) await Promise.all([...[...servers].map((s) => s.settled()), ...[...hooks].map((h) => h.settled?.())])
   }
   // The live feed's pace runs on the host timers the clock runs on: `clock.host` when given (a test's own), else the
   // host's, captured at import.

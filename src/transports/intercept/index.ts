@@ -8,6 +8,7 @@ import { hookHttp } from './http'
 import { httpOrigins, makeUnhandled, serviceOrigins, wsOrigins, type HookedRegion, type OnUnhandled } from './registry'
 import { routeMatcher } from './routes'
 import { InProcessWebSocket, setPassThrough } from './websocket'
+import { wireSettled } from './websocket-tasks'
 import { loadNock, usingBundledNock, type Nock } from './nock-loader'
 import { activeSocketInterceptor, refuseTwoCopies } from './interceptor-copies'
 
@@ -66,6 +67,11 @@ export interface InterceptHandle extends AsyncDisposable, Disposable {
   readonly WebSocket: typeof InProcessWebSocket
   /** Removes this install's hooks (the global WebSocket comes back when the last install is restored); idempotent. */
   restore(): void
+  /**
+   * Resolves once nothing an in-process socket sent or was sent is still on its way (a close the fake sent, a frame):
+   * the fake's clock awaits it before it moves (as it awaits a real server's requests in flight).
+   */
+  settled(): Promise<void>
 }
 
 interface Planned {
@@ -206,6 +212,7 @@ async function install(planned: Planned[], onUnhandled: OnUnhandled = 'error'): 
     addresses,
     WebSocket: InProcessWebSocket,
     restore,
+    settled: wireSettled,
     [Symbol.dispose]: restore,
     [Symbol.asyncDispose]: async () => restore(),
   }

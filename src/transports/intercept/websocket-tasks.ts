@@ -173,6 +173,19 @@ export function atClosePhase(end: () => void) {
   port1.close()
 }
 
+/** How many host turns {@link wireSettled} waits at most: a wire busy longer than this is left to run on. */
+const SETTLE_TURNS_MAX = 64
+
+/**
+ * Resolves once no step of an in-process socket is on its way on the wire (queued, waiting its hops, or due in a
+ * close phase), at most {@link SETTLE_TURNS_MAX} host turns: the clock awaits it before it moves, so a close the fake
+ * sent (a restart's 1001, four hops) reaches the client at the clock time it was sent, as on a real port.
+ */
+export async function wireSettled(): Promise<void> {
+  const busy = () => REAL_TASKS.jobs.length > 0 || REAL_TASKS.scheduled || waiting.length > 0 || ends.length > 0 || checking || held
+  for (let turn = 0; turn < SETTLE_TURNS_MAX && busy(); turn++) await new Promise<void>((resolve) => hostTimers.immediate(resolve))
+}
+
 export function enqueue(queue: TaskQueue, target: Target | undefined, job: Job) {
   queue.targets.push(target)
   queue.jobs.push(job)

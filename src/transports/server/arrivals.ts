@@ -1,7 +1,9 @@
-// What the real server knows of requests still on their way in: connections it accepted that have not sent a request
-// yet, and requests whose head came but whose body is still arriving. A test that moves the virtual clock while a
-// client's request is in flight (a retry its own sleep just woke, over a fresh connection, from another process, over
-// TLS) moved time under it: the request reached the fake at a later clock time than it was sent. `settled()` lets
+// What the real server knows of traffic still on its way: connections it accepted that have not sent a request yet,
+// requests whose head came but whose body is still arriving, and websockets the server is closing (its close frame
+// sent, the connection not yet ended). A test that moves the virtual clock while a client's request is in flight (a
+// retry its own sleep just woke, over a fresh connection, from another process, over TLS) moved time under it: the
+// request reached the fake at a later clock time than it was sent; and a client whose socket the fake closed (a
+// restart's 1001) saw its close event one clock step late, so its backoff looked a step longer. `settled()` lets
 // those arrive first; `clock.advance()` awaits it (through the fake's `settle` hook) before it fires any timer.
 import type * as Http from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -19,6 +21,8 @@ export class Arrivals {
   /** Sockets with no request yet, and requests with their body still arriving, each with its wall-time deadline. */
   private readonly fresh = new Map<Duplex, number>()
   private readonly reading = new Map<Http.IncomingMessage, number>()
+  /** Websockets the server is closing, until their connection ends. */
+  private readonly leaving = new Map<object, number>()
 
   constructor(
     private readonly now: () => number,
@@ -43,12 +47,23 @@ export class Arrivals {
     req.once('close', done)
   }
 
+  /** The server sent a websocket its close frame: the close is on its way until {@link closed}. */
+  closing(ws: object): void {
+    this.leaving.set(ws, this.now() + ARRIVAL_MS)
+  }
+
+  /** A websocket's connection ended. */
+  closed(ws: object): void {
+    this.leaving.delete(ws)
+  }
+
   /** Whether anything is still on its way (past its deadline, it no longer counts). */
   get pending(): number {
     const now = this.now()
     for (const [socket, deadline] of this.fresh) if (deadline <= now || socket.destroyed) this.fresh.delete(socket)
     for (const [req, deadline] of this.reading) if (deadline <= now || req.complete || req.destroyed) this.reading.delete(req)
-    return this.fresh.size + this.reading.size
+    for (const [ws, deadline] of this.leaving) if (deadline <= now) this.leaving.delete(ws)
+    return this.fresh.size + this.reading.size + this.leaving.size
   }
 
   /**
@@ -57,7 +72,7 @@ export class Arrivals {
    * nothing is on its way.
    */
   async settled(): Promise<void> {
-    if (this.fresh.size === 0 && this.reading.size === 0) return
+    if (this.fresh.size === 0 && this.reading.size === 0 && this.leaving.size === 0) return
     for (let quiet = 0; quiet < QUIET_TURNS; ) {
       await this.turn()
       quiet = this.pending === 0 ? quiet + 1 : 0

@@ -111,6 +111,8 @@ class WsSink implements SocketSink {
   constructor(
     private readonly ws: WebSocket,
     readonly socket: Duplex,
+    /** Where the server notes a close on its way out (settled() waits for it before the clock moves). */
+    private readonly arrivals: Arrivals,
   ) {}
   send(text: string) {
     const ws = this.ws
@@ -147,6 +149,7 @@ class WsSink implements SocketSink {
     const ws = this.ws
     if (ws.readyState !== ws.OPEN && ws.readyState !== ws.CONNECTING) return
     ws.close(code, reason)
+    this.arrivals.closing(ws)
     // A client that is not reading cannot take the close frame either: end its TCP connection after a grace period.
     if (ws.bufferedAmount > 0) {
       const timer = realSetTimeout(() => ws.terminate(), CLOSE_GRACE_MS)
@@ -177,8 +180,8 @@ interface WsListeners {
  * Wires an upgraded websocket to its protocol session. Out here, and with the server's shared listeners rather than
  * closures per socket, so that what lives as long as the connection is the sink in `live`, not the upgrade request.
  */
-function attach(ws: WebSocket, socket: Duplex, live: Map<WebSocket, WsSink>, listeners: WsListeners, gone: ClientGone | undefined, open: (sink: SocketSink) => SocketSession) {
-  const sink = new WsSink(ws, socket)
+function attach(ws: WebSocket, socket: Duplex, live: Map<WebSocket, WsSink>, listeners: WsListeners, gone: ClientGone | undefined, open: (sink: SocketSink) => SocketSession, arrivals: Arrivals) {
+  const sink = new WsSink(ws, socket, arrivals)
   live.set(ws, sink)
   ws.on('close', listeners.close)
   ws.on('error', listeners.error)
@@ -374,6 +377,7 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Par
   const live = new Map<WebSocket, WsSink>()
   const wsListeners: WsListeners = {
     close(code, reason) {
+      arrivals.closed(this)
       const sink = live.get(this)
       live.delete(this)
       if (sink === undefined) return
@@ -490,7 +494,7 @@ export async function serve(protocol: Pick<Protocol, 'handle' | 'upgrade'> & Par
     if (result.kind !== 'accept') return writeRaw(socket, result.response)
     upgraded.add(socket)
     const open = result.open
-    websockets().handleUpgrade(req, socket, head, (ws) => attach(ws, socket, live, wsListeners, gone, open))
+    websockets().handleUpgrade(req, socket, head, (ws) => attach(ws, socket, live, wsListeners, gone, open, arrivals))
   }
 
   let server: Http.Server | Https.Server

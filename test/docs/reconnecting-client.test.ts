@@ -35,13 +35,13 @@ test('the client reconnects after a maintenance restart and a 429, and misses no
   // The first attempt is refused (429); the client backs off 100 ms and gets in on the second, at 100 ms exactly.
   await vi.advanceTimersByTimeAsync(99)
   expect(statuses()).toEqual([429])
-  expect(dockside.protocol.hub.sockets.size).toBe(0)
+  expect(dockside.journal.ofType('ws.open')).toHaveLength(0)
   await vi.advanceTimersByTimeAsync(1)
   expect(statuses()).toEqual([429, 101])
   // The socket opens a task after its 101 (a timer's task scheduled during a tick runs 1 ms later on vi's clock):
   // only then does it get events.
   await vi.advanceTimersByTimeAsync(1)
-  expect(dockside.protocol.hub.sockets.size).toBe(1)
+  expect(dockside.journal.ofType('ws.open')).toHaveLength(1)
   dockside.containers.create({ name: 'web', image: 'nginx:1.27' }).start()
   await vi.advanceTimersByTimeAsync(0)
   expect(seen).toEqual(['start'])

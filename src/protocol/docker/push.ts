@@ -67,6 +67,7 @@ function splitShutdown(signal: AbortSignal): SplitSignal {
   if (signal.aborted) return signal.reason === SERVER_SHUTDOWN ? { client: new AbortController().signal, halt: signal } : { client: signal }
   const client = new AbortController()
   const halt = new AbortController()
+  // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal fires 'abort' at most once, so `once` only frees the listener sooner
   signal.addEventListener('abort', () => (signal.reason === SERVER_SHUTDOWN ? halt : client).abort(signal.reason), { once: true })
   return { client: client.signal, halt: halt.signal }
 }

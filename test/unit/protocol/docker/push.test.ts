@@ -2,8 +2,10 @@
 // the rate limit per client, fault replies with and without Retry-After, connect latency abandoned, the model's
 // refusals, the push reset turned into the transport's, and a dribble's line-by-line pacing (docs/faults.md).
 import { describe, expect, it } from 'vitest'
+import { createService } from '../../../../src/core/service'
 import { createDockside, type Dockside } from '../../../../src/index'
-import { TransportReset } from '../../../../src/protocol/types'
+import { pushRoute } from '../../../../src/protocol/docker/push'
+import { SERVER_SHUTDOWN, TransportReset } from '../../../../src/protocol/types'
 
 const push = (fake: Dockside, url: string, headers: Record<string, string> = {}, signal = new AbortController().signal) =>
   fake.protocol.handle({ method: 'POST', url, headers, signal, body: async () => '' })
@@ -114,5 +116,102 @@ describe('the push route', () => {
     await first
     expect(got).toBe('{"status":"The push refers to repository [localhost:5000/app]"}\r\n')
     await it.return!()
+  })
+
+  it('a dribble draws its jitter as `dribble` and the auto clock runs its waits: the whole stream, line by line', async () => {
+    await using fake = createDockside({ seed: 1, clock: 'auto' })
+    fake.images.add('localhost:5000/app', { tags: ['1.0'], layers: [10] })
+    fake.faults.add({ on: 'push', dribble: { line: '1s', jitter: '500ms' } })
+    const res = await push(fake, '/images/localhost:5000/app/push?tag=1.0')
+    const lines: string[] = []
+    for await (const line of res.body as AsyncIterable<string>) lines.push(line)
+    expect(lines.every((l) => l.endsWith('\r\n') && l.indexOf('\n') === l.length - 1)).toBe(true)
+    expect(lines.at(-1)).toMatch(/^\{"progressDetail":\{\},"aux":\{"Tag":"1\.0","Digest":"sha256:[0-9a-f]{64}","Size":\d+\}\}\r\n$/)
+    const draws = fake.journal.ofType('fault.draw')
+    expect(draws.length).toBe(lines.length)
+    expect(new Set(draws.map((d) => d.purpose))).toEqual(new Set(['dribble']))
+  })
+
+  it('a client gone during a dribble ends the body there, with no error line, journaled as cancelled by the client', async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.images.add('localhost:5000/app', { tags: ['1.0'], layers: [10] })
+    fake.faults.add({ on: 'push', dribble: { line: '1s' } })
+    const ac = new AbortController()
+    const res = await push(fake, '/images/localhost:5000/app/push?tag=1.0', {}, ac.signal)
+    const it = (res.body as AsyncIterable<string>)[Symbol.asyncIterator]()
+    const first = it.next()
+    await fake.clock.advance(1000)
+    expect((await first).done).toBe(false)
+    const second = it.next()
+    ac.abort()
+    expect(await second).toEqual({ done: true, value: undefined })
+    expect(fake.journal.ofType('push.cancelled').map(({ repository, tag, registry, by }) => ({ repository, tag, registry, by }))).toEqual([
+      { repository: 'localhost:5000/app', tag: '1.0', registry: 'localhost:5000', by: 'client' },
+    ])
+  })
+
+  it("the server closing during a dribble ends the body with the push's error line (a clean end reads as pushed)", async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.images.add('localhost:5000/app', { tags: ['1.0'], layers: [10] })
+    fake.faults.add({ on: 'push', dribble: { line: '1s' } })
+    const ac = new AbortController()
+    const res = await push(fake, '/images/localhost:5000/app/push?tag=1.0', {}, ac.signal)
+    const it = (res.body as AsyncIterable<string>)[Symbol.asyncIterator]()
+    const first = it.next()
+    await fake.clock.advance(1000)
+    expect((await first).done).toBe(false)
+    const second = it.next()
+    ac.abort(SERVER_SHUTDOWN)
+    const why = "push of localhost:5000/app:1.0 interrupted: the fake's server closed; this tag was not pushed"
+    expect(await second).toEqual({ done: false, value: `{"errorDetail":{"message":"${why}"},"error":"${why}"}\r\n` })
+    expect((await it.next()).done).toBe(true)
+    expect(fake.journal.ofType('push.cancelled').map((e) => e.by)).toEqual(['server'])
+  })
+
+  it('a request already aborted by its client pushes nothing; by the server closing, its client reads the error line', async () => {
+    for (const reason of ['gone', SERVER_SHUTDOWN]) {
+      await using fake = createDockside({ seed: 1, clock: 'auto' })
+      fake.images.add('localhost:5000/app', { tags: ['1.0'], layers: [10] })
+      const ac = new AbortController()
+      ac.abort(reason)
+      const res = await push(fake, '/images/localhost:5000/app/push?tag=1.0', {}, ac.signal)
+      const lines: string[] = []
+      for await (const line of res.body as AsyncIterable<string>) lines.push(line)
+      const why = "push of localhost:5000/app:1.0 interrupted: the fake's server closed; this tag was not pushed"
+      expect(res.status).toBe(200)
+      if (reason !== 'gone') expect(lines.at(-1)).toBe(`{"errorDetail":{"message":"${why}"},"error":"${why}"}\r\n`)
+      expect(fake.registries.list().flatMap((r) => r.tags)).toEqual([])
+      expect(fake.journal.ofType('push.cancelled').map((e) => e.by)).toEqual([reason === 'gone' ? 'client' : 'server'])
+    }
+  })
+
+  it('a request with neither client id nor address is rate limited as client `local`', async () => {
+    await using fake = createDockside({ seed: 1, rateLimit: { route: 'push', limit: 1, window: '10s' } })
+    expect((await push(fake, '/images/ghost/push')).status).toBe(404)
+    expect((await push(fake, '/images/ghost/push', { 'x-dockside-client': 'local' })).status).toBe(429)
+    expect(fake.journal.ofType('ratelimit').map((e) => [e.client, e.allowed])).toEqual([
+      ['local', true],
+      ['local', false],
+    ])
+  })
+
+  it('a stream fault on a push refused before it began (404) is journaled as missed, and its count given back', async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.faults.add({ on: 'push', reset: true, id: 'r' })
+    expect((await push(fake, '/images/localhost:5000/app/push?tag=1.0')).status).toBe(404)
+    expect(fake.journal.ofType('fault.missed').map((e) => [e.rule, e.why, e.fired])).toEqual([['r', 'the push of localhost:5000/app:1.0 was refused before it began (404)', 0]])
+  })
+
+  it("a refused push is on the board with the tag asked for (every tag without one); a reference the daemon refuses is not", async () => {
+    const svc = createService({ seed: 1, rateLimit: { route: 'push', limit: 0, window: '10s' } })
+    svc.images.add('localhost:5000/app', { tags: ['1.0', '2.0'], layers: [10] })
+    const req = { method: 'POST', url: '/images/x/push', headers: {}, signal: new AbortController().signal, body: async () => '' }
+    expect((await pushRoute(svc, req, 'localhost:5000/app', '2.0')).status).toBe(429)
+    expect((await pushRoute(svc, req, 'localhost:5000/app', undefined)).status).toBe(429)
+    expect((await pushRoute(svc, req, 'Bad_Name', undefined)).status).toBe(429)
+    expect(svc.pushes.list().map((p) => [p.repository, p.tags, p.state])).toEqual([
+      ['localhost:5000/app', ['2.0'], 'failed'],
+      ['localhost:5000/app', ['1.0', '2.0'], 'failed'],
+    ])
   })
 })

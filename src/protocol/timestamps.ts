@@ -57,13 +57,21 @@ export function goTimestampError(value: string): string | undefined {
   return undefined
 }
 
-/** Go's strconv.Quote: named escapes, `\xNN` for other control bytes, printable characters as they are. */
+/** What Go's strconv.IsPrint takes: letters, marks, numbers, punctuation and symbols, and the ASCII space only. */
+const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u
+
+/**
+ * Go's strconv.Quote: named escapes, `\xNN` for other control bytes and DEL, `\uNNNN` (`\UNNNNNNNN` past the BMP)
+ * for what strconv.IsPrint does not take past ASCII (C1 controls, spaces other than U+0020 such as U+00A0, format
+ * characters such as U+200B, unassigned code points), printable characters as they are.
+ */
 function goQuote(text: string): string {
   const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' }
   let out = '"'
   for (const c of text) {
     const code = c.codePointAt(0)!
-    out += named[c] ?? (code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, '0')}` : code >= 0x80 && code < 0xa0 ? `\\u${code.toString(16).padStart(4, '0')}` : c)
+    const hex = (width: number) => code.toString(16).padStart(width, '0')
+    out += named[c] ?? (code < 0x80 ? (code < 0x20 || code === 0x7f ? `\\x${hex(2)}` : c) : GO_PRINTABLE.test(c) ? c : code > 0xffff ? `\\U${hex(8)}` : `\\u${hex(4)}`)
   }
   return `${out}"`
 }

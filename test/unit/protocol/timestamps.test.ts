@@ -41,6 +41,10 @@ describe('goTimestampError: the Engine parseTimestamp error (ParseInt of the sec
     expect(goTimestampError('\x80\x85\x9f')).toBe(invalid('"\\u0080\\u0085\\u009f"'))
     // Printable characters past ASCII as they are (one code point each, astral ones too).
     expect(goTimestampError('é€😀')).toBe(invalid('"é€😀"'))
+    // What strconv.IsPrint does not take past ASCII: spaces other than U+0020, format characters, separators; \U
+    // past the BMP (Go quotes "1\u00a0" so: a no-break space pasted into a --since).
+    expect(goTimestampError('\u00a0\u200b\u2028\u3000')).toBe(invalid('"\\u00a0\\u200b\\u2028\\u3000"'))
+    expect(goTimestampError('\u{e0001}')).toBe(invalid('"\\U000e0001"'))
   })
 
   it("is what GET /events answers for such a since/until: a 500 in the daemon's words, dockside's range in the hint", async () => {

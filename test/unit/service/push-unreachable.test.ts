@@ -6,20 +6,11 @@ import { describe, expect, it } from 'vitest'
 import { createDockside } from '../../../src/index'
 import type { FaultAction } from '../../../src/faults/plan'
 import { createService, type Service } from '../../../src/core/service'
-import { readPushTarget, startPush, type PushRequest, type PushStart } from '../../../src/service/push'
+import { startNamedPush } from '../../support/start-push'
 
 type Unreachable = Extract<FaultAction, { kind: 'unreachable' }>
 
-/** A push as the route starts one: its name and `tag` read once (readPushTarget), then the model's stream. */
-type Named = Omit<PushRequest, 'signal' | 'target'> & { name: string; tag?: string; signal?: AbortSignal }
-const start = (svc: Service, { name, tag, ...req }: Named): PushStart | { kind: 'invalid'; message: string } => {
-  const target = readPushTarget(name, tag)
-  if ('problem' in target) return { kind: 'invalid', message: target.problem }
-  return startPush(
-    { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
-    { signal: new AbortController().signal, ...req, target },
-  )
-}
+const start = startNamedPush
 
 /** Every chunk of a push with the clock time it came at, advancing the virtual clock 100 ms whenever the push waits. */
 async function drain(svc: Service, lines: AsyncIterable<string>, stopAt?: (text: string) => boolean) {

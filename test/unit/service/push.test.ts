@@ -6,20 +6,12 @@ import type { FaultAction } from '../../../src/faults/plan'
 import { hostTimers } from '../../../src/runtime/host-timers'
 import type { Image } from '../../../src/service/images'
 import { createService, type Service } from '../../../src/core/service'
-import { PushReset, readPushTarget, startPush, type PushRequest, type PushStart } from '../../../src/service/push'
+import { PushReset, readPushTarget, startPush, type PushRequest } from '../../../src/service/push'
+import { startNamedPush } from '../../support/start-push'
 
 type Fault = Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }>
 
-/** A push as the route starts one: its name and `tag` read once (readPushTarget), then the model's stream. */
-type Named = Omit<PushRequest, 'signal' | 'target'> & { name: string; tag?: string; signal?: AbortSignal }
-const start = (svc: Service, { name, tag, ...req }: Named): PushStart | { kind: 'invalid'; message: string } => {
-  const target = readPushTarget(name, tag)
-  if ('problem' in target) return { kind: 'invalid', message: target.problem }
-  return startPush(
-    { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: svc.options.pushBandwidth, board: svc.pushes },
-    { signal: new AbortController().signal, ...req, target },
-  )
-}
+const start = startNamedPush
 
 /** Reads a push stream chunk by chunk, advancing the virtual clock 100 ms whenever it waits; notes when each came. */
 async function drain(svc: Service, lines: AsyncIterable<string>, opts: { stopAfter?: number } = {}) {

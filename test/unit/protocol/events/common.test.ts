@@ -3,7 +3,7 @@
 // websocket, 410 on GET /events) naming where to resume.
 import { describe, expect, it } from 'vitest'
 import { createDockside } from '../../../../src/index'
-import { parseEventsQuery, SINCE_GONE_CODE } from '../../../../src/protocol/events/common'
+import { parseEventsQuery, SINCE_GONE_CODE, subscriberFilter } from '../../../../src/protocol/events/common'
 import { formatTimestamp, MAX_TIMESTAMP_SECONDS, parseTimestampNano } from '../../../../src/protocol/timestamps'
 import { parseTarget } from '../../../../src/protocol/http'
 import type { ProtoRequest } from '../../../../src/protocol/types'
@@ -146,5 +146,130 @@ describe('admission', () => {
     expect(frames).toEqual([])
     await fake.clock.advance(100)
     expect(frames).toEqual(['start'])
+  })
+})
+
+// Found by mutation testing: the clamp of a time the daemon reads but the fake cannot hold, the filters' hint on
+// GET /events, the unfiltered connection's shared filter, `until` under a per-event latency, the auto clock's waits.
+describe('GET /events: a since/until the daemon reads beyond what the fake holds', () => {
+  const q = (url: string) => parseEventsQuery(req(url), parseTarget(url))
+  it('a `+` sign is read as the daemon reads it, with its fraction', () => {
+    expect(q('/events?since=%2B5').since).toBe(5_000000000n)
+    expect(q('/events?since=%2B5.25&until=%2B0006').since).toBe(5_250000000n)
+    expect(q('/events?until=%2B6').until).toBe(6_000000000n)
+  })
+  it('a time after 9999 or before 1677 is the nearest the fake holds, its fraction dropped', () => {
+    expect(q('/events?until=253402300800').until).toBe(MAX_TIMESTAMP_SECONDS * 1_000_000_000n)
+    expect(q('/events?until=253402300800.75').until).toBe(MAX_TIMESTAMP_SECONDS * 1_000_000_000n)
+    expect(q('/events?since=%2B253402300799.5').since).toBe(MAX_TIMESTAMP_SECONDS * 1_000_000_000n + 500_000_000n)
+    expect(q('/events?since=-9223372037').since).toBe(-9_223_372_036_000_000_000n)
+    expect(q('/events?since=-9223372037.5').since).toBe(-9_223_372_036_000_000_000n)
+    expect(q('/events?since=-9223372036.5').since).toBe(-9_223_372_036_000_000_000n + 500_000_000n)
+  })
+  it('the websocket keeps dockside\'s own range check', () => {
+    expect(() => q('/events/ws?since=%2B5')).toThrow(refusal('since', '"+5"'))
+  })
+})
+
+describe('GET /events: filters', () => {
+  it("a filters text Docker refuses: 'invalid filter' on the wire, the fake's reading of it in the hint", async () => {
+    await using fake = createDockside({ seed: 1 })
+    const res = await fake.protocol.handle(req(`/events?filters=${encodeURIComponent('{"type":"container"}')}`))
+    expect([res.status, JSON.parse(res.body as string).message, res.headers['x-dockside-hint']]).toEqual([
+      400,
+      'invalid filter',
+      'Invalid filter "type": expected an object of booleans like {"type":{"x":true}} or a list of strings like {"type":["x"]}, got "container".',
+    ])
+  })
+  it('connections without filters share one filter per way in, whatever the filters texts compiled since', () => {
+    const f = (url: string) => parseEventsQuery(req(url), parseTarget(url)).filter
+    const ws = f('/events/ws')
+    const docker = f('/events')
+    for (let i = 0; i < 300; i++) f(`/events/ws?filters=${encodeURIComponent(`{"label":["unfiltered-${i}"]}`)}`)
+    expect(f('/events/ws')).toBe(ws)
+    expect(f('/events')).toBe(docker)
+    // The dashboard's live feed passes URLSearchParams' null for no filters: the websocket's unfiltered one.
+    expect(subscriberFilter(null, false)).toBe(ws)
+    expect(ws.filters).toEqual({})
+  })
+})
+
+describe('until and latency', () => {
+  const open = (r: Awaited<ReturnType<ReturnType<typeof createDockside>['protocol']['upgrade']>>) => {
+    if (r.kind !== 'accept') throw new Error(r.kind)
+    const log: unknown[] = []
+    r.open({ send: (t) => void log.push(JSON.parse(t).status), close: (code) => void log.push(code), drop: () => void log.push('drop') })
+    return log
+  }
+  it('under a per-event latency, until closes after the events it holds back have left, not before', async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.faults.add({ on: 'events', latency: { perEvent: '100ms' } })
+    const log = open(await fake.protocol.upgrade(req('/events/ws?until=1767225600.050')))
+    fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    await fake.clock.advance(50)
+    expect(log).toEqual([])
+    await fake.clock.advance(49)
+    expect(log).toEqual([])
+    await fake.clock.advance(1)
+    expect(log).toEqual(['start', 1000])
+  })
+  it('under a per-event latency, until with nothing held back closes at until; events delivered earlier do not hold it', async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.faults.add({ on: 'events', latency: { perEvent: '10ms' } })
+    const idle = open(await fake.protocol.upgrade(req('/events/ws?until=1767225600.050&client=idle')))
+    const busy = open(await fake.protocol.upgrade(req('/events/ws?until=1767225600.050&client=busy&filters=%7B%22event%22%3A%5B%22start%22%5D%7D')))
+    fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    await fake.clock.advance(49)
+    expect([idle, busy]).toEqual([['start'], ['start']])
+    await fake.clock.advance(1)
+    expect([idle, busy]).toEqual([['start', 1000], ['start', 1000]])
+  })
+  it('a client gone while until waits for held-back events leaves no timer behind', async () => {
+    await using fake = createDockside({ seed: 1 })
+    fake.faults.add({ on: 'events', latency: { perEvent: '100ms' } })
+    const before = fake.clock.pending
+    const r = await fake.protocol.upgrade(req('/events/ws?until=1767225600.050'))
+    if (r.kind !== 'accept') throw new Error(r.kind)
+    const log: unknown[] = []
+    const session = r.open({ send: (t) => void log.push(JSON.parse(t).status), close: (code) => void log.push(code), drop: () => void log.push('drop') })
+    fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    await fake.clock.advance(50)
+    session.clientClosed(1001, 'going away')
+    expect(fake.clock.pending).toBe(before)
+    await fake.clock.advance(100)
+    expect(log).toEqual([])
+  })
+  it('on the auto clock, GET /events with a far until ends without waiting, and latency-held events are sent', async () => {
+    await using fake = createDockside({ seed: 1, clock: 'auto' })
+    fake.faults.add({ on: 'events', latency: { perEvent: '1s' } })
+    fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    const res = await fake.protocol.handle(req('/events?since=1767225600&until=1767229200'))
+    const lines: string[] = []
+    const read = (async () => {
+      for await (const chunk of res.body as AsyncIterable<string>) lines.push(chunk)
+      return 'ended'
+    })()
+    expect(await Promise.race([read, new Promise((r) => setTimeout(r, 1000, 'waiting'))])).toBe('ended')
+    expect(lines.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l).status)).toEqual(['start'])
+  })
+  it('on the auto clock, an event held by latency on a socket without until is sent without an advance', async () => {
+    await using fake = createDockside({ seed: 1, clock: 'auto' })
+    fake.faults.add({ on: 'events', latency: { perEvent: '1s' } })
+    const log = open(await fake.protocol.upgrade(req('/events/ws')))
+    fake.containers.create({ name: 'web', image: 'nginx' }).start()
+    for (let i = 0; i < 50 && log.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(log).toEqual(['start'])
+  })
+})
+
+describe('admission: the rate limit key', () => {
+  it('a client with neither id nor address is `local`', async () => {
+    await using fake = createDockside({ seed: 1, rateLimit: { route: 'events', limit: 1, window: '10s' } })
+    expect((await fake.protocol.upgrade(req('/events/ws'))).kind).toBe('accept')
+    expect((await fake.protocol.upgrade(req('/events/ws?client=local'))).kind).toBe('reject')
+    expect(fake.journal.ofType('ratelimit').map((e) => [e.client, e.allowed])).toEqual([
+      ['local', true],
+      ['local', false],
+    ])
   })
 })

@@ -82,9 +82,10 @@ function timestampOf(name: 'since' | 'until', target: Target, docker: boolean): 
     if (!docker || !(error instanceof DocksideError) || !value) throw error
     const goError = goTimestampError(value)
     if (goError !== undefined) throw error.onWire(goError, 500)
-    // A time the daemon reads (any int64 of seconds, a `+` sign) that the fake cannot hold: the nearest it can, as a
-    // time before 1677 or after 9999 selects the same events (all of them, or none yet).
-    const m = /^([+-]?)(\d+)(?:\.(\d+))?$/.exec(value)!
+    // A time the daemon reads (any int64 of seconds, a `+` sign, a signed fraction: `5.-1` is 4.99 s, its sign counted in
+    // the fraction's length) that the fake cannot hold: the nearest it can, as a time before 1677 or after 9999 selects
+    // the same events (all of them, or none yet).
+    const m = /^([+-]?)(\d+)(?:\.([+-]?\d+))?$/.exec(value)!
     const seconds = BigInt(`${m[1] === '-' ? '-' : ''}${m[2]}`)
     const clamped = seconds > MAX_TIMESTAMP_SECONDS ? MAX_TIMESTAMP_SECONDS : seconds < MIN_TIMESTAMP_SECONDS ? MIN_TIMESTAMP_SECONDS : seconds
     return clamped * 1_000_000_000n + (clamped === seconds ? fractionNano(m[3] ?? '') : 0n)

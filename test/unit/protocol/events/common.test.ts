@@ -166,6 +166,13 @@ describe('GET /events: a since/until the daemon reads beyond what the fake holds
     expect(q('/events?since=-9223372037.5').since).toBe(-9_223_372_036_000_000_000n)
     expect(q('/events?since=-9223372036.5').since).toBe(-9_223_372_036_000_000_000n + 500_000_000n)
   })
+  it('a signed fraction is added to the seconds, its sign counted in its length (was a 500: the clamp read no match)', () => {
+    // The Engine's parseTimestamp: ParseInt of the fraction, times 10^(9 - its length); checked against Go.
+    expect(q('/events?since=5.-1').since).toBe(4_990000000n)
+    expect(q('/events?since=5.%2B1').since).toBe(5_010000000n)
+    expect(q('/events?since=5.-123456789').since).toBe(4_987654322n)
+    expect(q('/events?since=-5.-25').since).toBe(-5_025000000n)
+  })
   it('the websocket keeps dockside\'s own range check', () => {
     expect(() => q('/events/ws?since=%2B5')).toThrow(refusal('since', '"+5"'))
   })

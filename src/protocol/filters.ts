@@ -4,6 +4,18 @@ import { apiAtLeast } from './api-version'
 import { goJsonError, goJsonKind } from './go/json-error'
 
 
+/** Every string of JSON text, with the `:` after it when it is a key (strings are matched whole, left to right). */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g
+
+/**
+ * The JSON text with every object key made non-numeric (an escaped NUL before it), so that parsing keeps its keys in document
+ * order: JavaScript lists integer-like keys (`"1"`) first, Go's decoder meets them in order, and its first error is the
+ * first in the text (`{"b":"x","1":5}` fails on the string). The values are untouched; the keys are only walked.
+ */
+function keysInDocumentOrder(raw: string): string {
+  return raw.replace(JSON_STRING, (text, colon: string | undefined) => (colon === undefined ? text : `"\\u0000${text.slice(1)}`))
+}
+
 /**
  * Why Docker's filters.FromJSON refuses `raw`, in the 20.10 daemon's words, or undefined when it reads it: json.Unmarshal
  * into Args (map[string]map[string]bool), else into the legacy map[string][]string; when both fail, the first attempt's
@@ -13,7 +25,7 @@ import { goJsonError, goJsonKind } from './go/json-error'
 export function goFiltersProblem(raw: string): string | undefined {
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = JSON.parse(keysInDocumentOrder(raw))
   } catch {
     return goJsonError(raw) ?? 'unexpected end of JSON input'
   }

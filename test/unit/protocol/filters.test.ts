@@ -33,6 +33,14 @@ describe('goFiltersProblem', () => {
     expect(goFiltersProblem('{"a":{"x":true},"b":["y",5]}')).toBe('json: cannot unmarshal array into Go value of type map[string]bool')
     expect(goFiltersProblem('{"b":["x",5]}')).toBe('json: cannot unmarshal array into Go value of type map[string]bool')
   })
+
+  it('meets names and values that look like numbers where the text has them, as Go does (JavaScript lists them first)', () => {
+    expect(goFiltersProblem('{"b":"x","1":5}')).toBe('json: cannot unmarshal string into Go value of type map[string]bool')
+    expect(goFiltersProblem('{"label":{"b":"x","1":5}}')).toBe('json: cannot unmarshal string into Go value of type bool')
+    // A key with quotes and a colon inside it, and a value that looks like a key, are read as what they are.
+    expect(goFiltersProblem('{"a\\":":{"k":"v"},"2":"s : t"}')).toBe('json: cannot unmarshal string into Go value of type bool')
+    expect(goFiltersProblem('{"2":{"x":true}, "1" : {"y": true}}')).toBeUndefined()
+  })
 })
 
 describe('dockerFiltersText', () => {

@@ -150,9 +150,11 @@ export const errorLine = (message: string) => `{"errorDetail":{"message":${goStr
  */
 function registryAddress(host: string): { scheme: 'http' | 'https'; dial: string } {
   const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host)
+  // Stryker disable next-line OptionalChaining: never null: every host of a reference readPushTarget took matches (a name or a bracketed IPv6 address, then an optional port of digits)
   const name = m?.[1] ?? host
   const loopback = name === 'localhost' || name.startsWith('127.') || name === '[::1]'
   const scheme = loopback ? 'http' : 'https'
+  // Stryker disable next-line OptionalChaining: never null, as above
   return { scheme, dial: `${name === 'localhost' ? '127.0.0.1' : name}:${m?.[2] ?? (loopback ? '80' : '443')}` }
 }
 

@@ -140,3 +140,103 @@ describe('the fault rule', () => {
     expect(fake.clock.elapsed()).toBeGreaterThanOrEqual(50_000)
   })
 })
+
+// Found by mutation testing (src/service/push.ts, 2026-12-08): the addresses the dial errors name, the invalid-port
+// refusal's journal and board, the uploads that count down (at most five at once), the board while the registry is
+// out of reach, a halt during the countdown, the auto clock's one chunk.
+describe('a registry out of reach: addresses, uploads that retry, the board', () => {
+  it.each([
+    ['[::1]:5000/team/app', 'Get "http://[::1]:5000/v2/": dial tcp [::1]:5000: connect: connection refused'],
+    ['localhost/team/app', 'Get "http://localhost/v2/": dial tcp 127.0.0.1:80: connect: connection refused'],
+    ['r1:1/team/app', 'Get "https://r1:1/v2/": dial tcp r1:1: connect: connection refused'],
+    ['r1:65535/team/app', 'Get "https://r1:65535/v2/": dial tcp r1:65535: connect: connection refused'],
+  ])('%s down: its /v2/ ping dials %s', async (repo, message) => {
+    const svc = createService({ seed: 3 })
+    svc.images.add(`${repo}:1.0`, { layers: [100] })
+    const missed: string[] = []
+    const s = start(svc, { name: `${repo}:1.0`, fault: down, faultMissed: (why) => missed.push(why) })
+    if (s.kind !== 'stream') throw new Error(s.kind)
+    const { lines } = await drain(svc, s.lines)
+    expect(lines.at(-1)).toBe(errorOf(message))
+    // The fault struck: the plan is not told it missed.
+    expect(missed).toEqual([])
+  })
+
+  it('a port no registry listens on ([::1]:99999): the dial error at once, journaled, the board failed', async () => {
+    const svc = createService({ seed: 3 })
+    svc.images.add('[::1]:99999/app:1', { layers: [100] })
+    const s = start(svc, { name: '[::1]:99999/app:1' })
+    if (s.kind !== 'stream') throw new Error(s.kind)
+    const { lines } = await drain(svc, s.lines)
+    const message = 'Get "https://[::1]:99999/v2/": dial tcp: address 99999: invalid port'
+    expect(lines).toEqual(['{"status":"The push refers to repository [[::1]:99999/app]"}', errorOf(message)])
+    expect(svc.journal.ofType('push.failed')).toStrictEqual([expect.objectContaining({ repository: '[::1]:99999/app', registry: '[::1]:99999', message })])
+    expect(svc.pushes.list()[0]).toMatchObject({ state: 'failed', error: message })
+  })
+
+  /** Ids of the layers counting down (the last round's first second: each round counts down the same uploads). */
+  const firstSecond = (lines: string[]) => lines.filter((l) => l.includes('Retrying in 20 seconds')).map((l) => JSON.parse(l).id as string)
+
+  it('at most five uploads count down: the registry dying before any upload (afterLayer 0) leaves the rest waiting', async () => {
+    const svc = createService({ seed: 3, pushBandwidth: 2000 })
+    const image = svc.images.add('127.0.0.1:5055/team/app:1.0', { layers: [10, 20, 30, 40, 50, 60, 70] })
+    const ids = image.layers.map((l) => l.shortId).reverse()
+    const s = start(svc, { name: '127.0.0.1:5055/team/app:1.0', fault: { kind: 'unreachable', afterLayer: 0, dies: true } })
+    if (s.kind !== 'stream') throw new Error(s.kind)
+    const { lines } = await drain(svc, s.lines)
+    expect(firstSecond(lines)).toEqual(ids.slice(0, 5))
+    expect(lines.filter((l) => l.includes('Retrying'))).toHaveLength(250)
+  })
+
+  it('at most five uploads count down when it dies mid-upload (afterBytes) or after a layer (afterLayer): the active ones, then the next queued', async () => {
+    for (const fault of [
+      { kind: 'unreachable', afterLayer: 0, afterBytes: 1, dies: true },
+      { kind: 'unreachable', afterLayer: 1, dies: true },
+    ] as const) {
+      const svc = createService({ seed: 3, pushBandwidth: 2000 })
+      // Reversed, the small layer is pushed first and done after one tick.
+      const image = svc.images.add('127.0.0.1:5055/team/app:1.0', { layers: [900, 900, 900, 900, 900, 900, 10] })
+      const ids = image.layers.map((l) => l.shortId).reverse()
+      const s = start(svc, { name: '127.0.0.1:5055/team/app:1.0', fault })
+      if (s.kind !== 'stream') throw new Error(s.kind)
+      const { lines } = await drain(svc, s.lines)
+      expect(firstSecond(lines)).toEqual(fault.afterBytes === 1 ? ids.slice(0, 5) : [...ids.slice(1, 5), ids[5]])
+    }
+  })
+
+  it('the board shows the push stalled on its retries (attempt 2 of 5 first), then how it ended', async () => {
+    for (const leave of ['client', 'server'] as const) {
+      const svc = createService({ seed: 3, pushBandwidth: 2000 })
+      svc.images.add('127.0.0.1:5055/team/app:1.0', { layers: [500] })
+      const client = new AbortController()
+      const halt = new AbortController()
+      const s = start(svc, { name: '127.0.0.1:5055/team/app:1.0', signal: client.signal, halt: halt.signal, fault: { kind: 'unreachable', afterLayer: 0, afterBytes: 0, dies: true } })
+      if (s.kind !== 'stream') throw new Error(s.kind)
+      const { it: rest } = await drain(svc, s.lines, (text) => text.includes('Retrying in 3 seconds'))
+      expect(svc.pushes.list()[0]).toMatchObject({ state: 'stalled', error: 'registry 127.0.0.1:5055 out of reach (injected fault): retrying, attempt 2 of 5' })
+      const next = rest.next()
+      ;(leave === 'client' ? client : halt).abort()
+      await svc.clock.advance(1000)
+      if (leave === 'client') expect(await next).toEqual({ done: true, value: undefined })
+      // The server closing under a client still there: the error line that says so, never a clean end.
+      else expect(await next).toEqual({ done: false, value: errorOf("push of 127.0.0.1:5055/team/app:1.0 interrupted: the fake's server closed; this tag was not pushed") + '\r\n' })
+      expect(svc.journal.ofType('push.cancelled')).toStrictEqual([
+        expect.objectContaining({ repository: '127.0.0.1:5055/team/app', tag: '1.0', registry: '127.0.0.1:5055', layersDone: 0, bytes: 200, by: leave }),
+      ])
+      expect(svc.pushes.list()[0]).toMatchObject({
+        state: 'cancelled',
+        error: `registry 127.0.0.1:5055 out of reach (injected fault); ${leave === 'client' ? 'the client gave up' : 'the push was interrupted'}`,
+      })
+    }
+  })
+
+  it('under the auto clock the countdown it skips to at once goes out together, not a chunk a second', async () => {
+    await using fake = createDockside({ seed: 1, clock: 'auto' })
+    fake.images.add('127.0.0.1:5055/team/app:1.0', { layers: [100] })
+    fake.faults.add({ on: 'push', unreachable: true, afterBytes: 0 })
+    const res = await fake.protocol.handle({ method: 'POST', url: '/images/127.0.0.1:5055/team/app/push?tag=1.0', headers: {}, signal: new AbortController().signal, body: async () => '' })
+    const chunks: string[] = []
+    for await (const chunk of res.body as AsyncIterable<string>) chunks.push(chunk)
+    expect(chunks.filter((c) => c.includes('Retrying')).length).toBeLessThan(10)
+  })
+})

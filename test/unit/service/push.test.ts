@@ -6,7 +6,7 @@ import type { FaultAction } from '../../../src/faults/plan'
 import { hostTimers } from '../../../src/runtime/host-timers'
 import type { Image } from '../../../src/service/images'
 import { createService, type Service } from '../../../src/core/service'
-import { PushReset, readPushTarget, startPush, type PushRequest } from '../../../src/service/push'
+import { PushReset, pushedByIdProblem, readPushTarget, startPush, type PushRequest } from '../../../src/service/push'
 import { startNamedPush } from '../../support/start-push'
 
 type Fault = Extract<FaultAction, { kind: 'error' | 'reset' | 'truncate' | 'stall' }>
@@ -474,5 +474,168 @@ describe('startPush', () => {
     } finally {
       auto.clock.dispose()
     }
+  })
+})
+
+// Found by mutation testing (src/service/push.ts, 2026-12-08): what the plan is told when a fault misses, Go's escapes
+// in an error line, mounts from Docker Hub repositories, what a mount or a blob given by hand leaves in the registry,
+// a stall on the board, the client leaving with the last chunk, the wait of a bandwidth below a byte per layer a tick.
+describe('startPush: faults missed, escapes, mounts, the board', () => {
+  it('a fault that never struck tells the plan why, naming afterLayer or afterBytes and whether the client left', async () => {
+    for (const [fault, leave, why] of [
+      [{ kind: 'error', message: 'x', afterLayer: 5 }, false, "the push of localhost:5000/app ended (done or refused) before the fault's afterLayer 5"],
+      [{ kind: 'error', message: 'x', afterLayer: 0, afterBytes: 1_000_000 }, false, "the push of localhost:5000/app ended (done or refused) before the fault's afterBytes 1000000"],
+      [{ kind: 'reset', afterLayer: 9 }, true, "the push of localhost:5000/app ended (its client left) before the fault's afterLayer 9"],
+    ] as const) {
+      const svc = createService({ seed: 3, pushBandwidth: 2000 })
+      svc.images.add('localhost:5000/app:1', { layers: [100, 300] })
+      const client = new AbortController()
+      const missed: string[] = []
+      const s = start(svc, { name: 'localhost:5000/app:1', signal: client.signal, fault, faultMissed: (w) => missed.push(w) })
+      if (s.kind !== 'stream') throw new Error(s.kind)
+      const { it: rest } = await drain(svc, s.lines, { stopAfter: leave ? 2 : undefined })
+      if (leave) {
+        const next = rest.next()
+        client.abort()
+        await next
+      }
+      expect(missed).toEqual([why])
+    }
+  })
+
+  it('an error line escapes <, > and & as Go writes them', async () => {
+    const svc = createService({ seed: 3, pushBandwidth: 2000 })
+    svc.images.add('localhost:5000/app:1', { layers: [100] })
+    const s = start(svc, { name: 'localhost:5000/app:1', fault: { kind: 'error', message: 'denied: <team> & co', afterLayer: 0 } })
+    if (s.kind !== 'stream') throw new Error(s.kind)
+    const { text } = await drain(svc, s.lines)
+    expect(text.endsWith('{"errorDetail":{"message":"denied: \\u003cteam\\u003e \\u0026 co"},"error":"denied: \\u003cteam\\u003e \\u0026 co"}\r\n')).toBe(true)
+  })
+
+  it('a layer another Docker Hub repository holds is mounted from it by its path (library/ for an official image), and this repository holds it at once', async () => {
+    for (const [holder, from] of [
+      ['team/base', 'team/base'],
+      ['alpine', 'library/alpine'],
+    ]) {
+      const svc = createService({ seed: 3, pushBandwidth: 2000 })
+      const image = svc.images.add('team/app:1', { layers: [100, 200] })
+      svc.registries.storeBlob('docker.io', image.layers[0].digest, holder)
+      const s = start(svc, { name: 'team/app:1', fault: { kind: 'error', message: 'x', afterLayer: 1 } })
+      if (s.kind !== 'stream') throw new Error(s.kind)
+      const { text } = await drain(svc, s.lines)
+      expect(text).toContain(layerLine(`Mounted from ${from}`, image.layers[0].shortId))
+      // Mounted before the push failed: the mount stays.
+      expect(svc.registries.get('docker.io').holders(image.layers[0].digest)).toEqual([holder, 'team/app'])
+    }
+  })
+
+  it('a blob given to the registry by hand exists, and no repository is recorded as holding it', async () => {
+    const svc = createService({ seed: 3, pushBandwidth: 2000 })
+    const image = svc.images.add('localhost:5000/app:1', { layers: [100, 200] })
+    svc.registries.storeBlob('localhost:5000', image.layers[0].digest)
+    const s = start(svc, { name: 'localhost:5000/app:1', fault: { kind: 'error', message: 'x', afterLayer: 1 } })
+    if (s.kind !== 'stream') throw new Error(s.kind)
+    const { text } = await drain(svc, s.lines)
+    expect(text).toContain(layerLine('Layer already exists', image.layers[0].shortId))
+    expect(svc.registries.get('localhost:5000').holders(image.layers[0].digest)).toEqual([])
+  })
+
+  it('a stall shows on the board, then how it ended: the client giving up, the server closing or the fake reset', async () => {
+    for (const end of ['client', 'server', 'reset'] as const) {
+      const svc = createService({ seed: 3, pushBandwidth: 2000 })
+      svc.images.add('localhost:5000/app:1', { layers: [100] })
+      const client = new AbortController()
+      const halt = new AbortController()
+      // A halt signal only where the way in gives one (a server): a push without one ends by a reset.
+      const s = start(svc, { name: 'localhost:5000/app:1', signal: client.signal, halt: end === 'server' ? halt.signal : undefined, fault: { kind: 'stall', afterLayer: 0 } })
+      if (s.kind !== 'stream') throw new Error(s.kind)
+      const { it: rest } = await drain(svc, s.lines, { stopAfter: 2 })
+      const next = rest.next()
+      await svc.clock.advance(100)
+      expect(svc.pushes.list()[0]).toMatchObject({ state: 'stalled', error: 'stalled by an injected fault after 0 layers: no more output until the client gives up' })
+      if (end === 'client') client.abort()
+      else if (end === 'server') halt.abort()
+      else svc.clock.dispose()
+      await next
+      expect(svc.pushes.list()[0]).toMatchObject({
+        state: 'cancelled',
+        error: `stalled by an injected fault after 0 layers; ${{ client: 'the client gave up', server: "the fake's server closed", reset: 'the fake was reset or closed' }[end]}`,
+      })
+    }
+  })
+
+  it('a client that leaves with the last chunk on its way: journaled as cancelled by the client', async () => {
+    const svc = createService({ seed: 3, pushBandwidth: 2000 })
+    svc.images.add('localhost:5000/app:1', { layers: [100] })
+    const client = new AbortController()
+    const s = start(svc, { name: 'localhost:5000/app:1', signal: client.signal })
+    if (s.kind !== 'stream') throw new Error(s.kind)
+    const { it: rest } = await drain(svc, s.lines, { stopAfter: 3 })
+    client.abort()
+    expect(await rest.next()).toEqual({ done: true, value: undefined })
+    expect(svc.journal.ofType('push.cancelled')).toStrictEqual([
+      expect.objectContaining({ repository: 'localhost:5000/app', tag: '1', registry: 'localhost:5000', layersDone: 1, bytes: 100, by: 'client' }),
+    ])
+  })
+
+  it('below a byte per active layer a tick, a step waits the ticks the bytes still due take (15 B/s, four layers: 300, 300, 200 ms)', async () => {
+    const svc = createService({ seed: 3, pushBandwidth: 15 })
+    svc.images.add('localhost:5000/app:1', { layers: [100, 100, 100, 100] })
+    const s = start(svc, { name: 'localhost:5000/app:1' })
+    if (s.kind !== 'stream') throw new Error(s.kind)
+    const { chunks } = await drain(svc, s.lines, { stopAfter: 5 })
+    expect(chunks.map((c) => c.at)).toEqual([0, 0, 300, 600, 800])
+  })
+})
+
+describe('startPush without a board, a halt signal or a faultMissed callback (each optional)', () => {
+  it('an invalid port, a stall ended by a reset, a registry out of reach and a fault that misses run to their ends', async () => {
+    const svc = createService({ seed: 3, pushBandwidth: 2000 })
+    svc.images.add('r1:99999/app:1', { layers: [100] })
+    svc.images.add('127.0.0.1:5055/app:1', { layers: [100] })
+    const deps = { images: svc.images, registries: svc.registries, clock: svc.clock, journal: svc.journal, bandwidth: 2000 }
+    const open = (name: string, fault?: PushRequest['fault'], signal = new AbortController().signal) => {
+      const target = readPushTarget(name, undefined)
+      if ('problem' in target) throw new Error(target.problem)
+      const s = startPush(deps, { signal, fault, target })
+      if (s.kind !== 'stream') throw new Error(s.kind)
+      return s.lines
+    }
+    expect((await drain(svc, open('r1:99999/app:1'))).text).toContain('invalid port')
+    expect((await drain(svc, open('127.0.0.1:5055/app:1', { kind: 'error', message: 'x', afterLayer: 5 }))).failure).toBeUndefined()
+    const client = new AbortController()
+    const { it: retrying, failure } = await drain(svc, open('127.0.0.1:5055/app:1', { kind: 'unreachable', afterLayer: 0, afterBytes: 0, dies: true }, client.signal), { stopAfter: 4 })
+    expect(failure).toBeUndefined()
+    const left = retrying.next()
+    client.abort()
+    expect(await left).toEqual({ done: true, value: undefined })
+    const gone = new AbortController()
+    const { it: given } = await drain(svc, open('127.0.0.1:5055/app:1', { kind: 'stall', afterLayer: 0 }, gone.signal), { stopAfter: 2 })
+    const up = given.next()
+    gone.abort()
+    expect(await up).toEqual({ done: true, value: undefined })
+    const { it: stalled } = await drain(svc, open('127.0.0.1:5055/app:1', { kind: 'stall', afterLayer: 0 }), { stopAfter: 2 })
+    const last = stalled.next()
+    svc.clock.dispose()
+    expect((await last).value).toContain('interrupted: the fake was reset or closed')
+  })
+})
+
+describe('pushedByIdProblem', () => {
+  it('only a sha256:<hex> push is read as an id: a repository named by an image’s short id is no problem of this kind (not found as a push)', () => {
+    const svc = createService({ seed: 3 })
+    const image = svc.images.add('app:1', { layers: [100] })
+    const short = image.id.slice(7, 19)
+    const target = readPushTarget(short, undefined)
+    if ('problem' in target) throw new Error(target.problem)
+    expect(pushedByIdProblem(svc.images, target)).toBeUndefined()
+    const byId = readPushTarget(`sha256:${image.id.slice(7)}`, undefined)
+    if ('problem' in byId) throw new Error(byId.problem)
+    // A repository named sha256 pushed without a tag pushes its tags, as any other.
+    svc.images.add('sha256:latest', { layers: [100] })
+    const named = readPushTarget('sha256', undefined)
+    if ('problem' in named) throw new Error(named.problem)
+    expect(pushedByIdProblem(svc.images, named)).toBeUndefined()
+    expect(pushedByIdProblem(svc.images, byId)).toMatch(/^No such image: sha256:[0-9a-f]{64}: a push takes a repository and tag, not an image id/)
   })
 })

@@ -10,19 +10,28 @@ const page = readFileSync(new URL('../../docs/wire.md', import.meta.url), 'utf8'
 /** The page's text with each HTTP date made one placeholder, as the fake's are. */
 const undated = (s: string) => s.replace(/^date: .*$/gim, 'date: DATE')
 
-/** The raw bytes the server answers `request` with, read until it closes or goes quiet. */
+/**
+ * The raw bytes the server answers `request` with: one whole HTTP answer (its head, then as many body bytes as its
+ * Content-Length says; a 101 or an answer to HEAD is its head alone), or what came before the server closed.
+ */
 function raw(port: string, request: string): Promise<string> {
   return new Promise((resolve) => {
     const s = net.connect(Number(port), '127.0.0.1', () => s.write(request))
-    let out = ''
-    const done = () => (s.destroy(), resolve(out.replace(/\r\n/g, '\n').trimEnd()))
-    s.on('data', (d) => {
-      out += d.toString()
-      clearTimeout(timer)
-      timer = setTimeout(done, 100)
+    let out = Buffer.alloc(0)
+    const done = () => (s.destroy(), resolve(out.toString().replace(/\r\n/g, '\n').trimEnd()))
+    const complete = () => {
+      const end = out.indexOf('\r\n\r\n')
+      if (end < 0) return false
+      const head = out.subarray(0, end).toString()
+      if (/^HTTP\/1\.1 101 /.test(head) || request.startsWith('HEAD ')) return true
+      const length = /^content-length: *(\d+)$/im.exec(head)
+      return length !== null && out.length - end - 4 >= Number(length[1])
+    }
+    s.on('data', (d: Buffer) => {
+      out = Buffer.concat([out, d])
+      if (complete()) done()
     })
     s.on('close', done)
-    let timer = setTimeout(done, 2000)
   })
 }
 

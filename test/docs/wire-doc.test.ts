@@ -23,7 +23,7 @@ function raw(port: string, request: string): Promise<string> {
       const end = out.indexOf('\r\n\r\n')
       if (end < 0) return false
       const head = out.subarray(0, end).toString()
-      if (/^HTTP\/1\.1 101 /.test(head) || request.startsWith('HEAD ')) return true
+      if (head.startsWith('HTTP/1.1 101 ') || request.startsWith('HEAD ')) return true
       const length = /^content-length: *(\d+)$/im.exec(head)
       return length !== null && out.length - end - 4 >= Number(length[1])
     }

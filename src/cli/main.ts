@@ -7,12 +7,10 @@ import { scenarioWarnings } from '../scenario/warnings'
 import { DocksideError, ScenarioError } from '../service/errors'
 import { MissingPackageError } from '../runtime/optional-peer'
 import { MAX_CLOCK_SPEED, type ClockMode } from '../time/clock'
+import { fail, parseCommand } from './args'
 import { formatEntry, formatEvent } from './format'
 import { readSecrets, SecretError } from './secrets'
 
-// Built-ins taken with getBuiltinModule, not imported: an ESM import of node:util reads every export, loading
-// worker_threads and util's diff on the way (~2 ms of `dockside serve`'s start-up; docs/performance.md).
-const { parseArgs } = process.getBuiltinModule('node:util')
 
 const SERVE_SYNOPSIS = `  dockside serve [--host 127.0.0.1] [--port 2375] [--seed N] [--scenario FILE|demo]
                  [--clock real|auto|virtual] [--speed N] [--quiet]
@@ -78,11 +76,6 @@ create it at run time), not a refusal.`
 /** The usage of each command, for `dockside COMMAND --help` and `dockside help COMMAND`. */
 const COMMAND_USAGE: Record<string, string> = { serve: SERVE_USAGE, demo: DEMO_USAGE, validate: VALIDATE_USAGE }
 
-function fail(message: string, code = 2): never {
-  process.stderr.write(`dockside: ${message}\n`)
-  process.exit(code)
-}
-
 /** serve's options (demo takes the same). */
 const SERVE_OPTIONS = {
   host: { type: 'string', default: '127.0.0.1' },
@@ -107,37 +100,6 @@ const SERVE_OPTIONS = {
   'fake-ttl': { type: 'string' },
   open: { type: 'boolean', default: false },
 } as const
-
-type Options = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>
-type Values = Record<string, string | boolean | string[] | undefined>
-type Token = { kind: 'option'; name: string; index: number } | { kind: 'positional'; index: number; value: string } | { kind: 'option-terminator'; index: number }
-
-/**
- * Parses a command's arguments strictly. `--help` or `-h` anywhere (as an option, not as another option's value) prints
- * the command's usage and returns undefined, whatever else is on the line; anything else unknown or malformed exits 2
- * with the message and the usage.
- */
-function parseCommand(argv: string[], options: Options, usage: string, allowPositionals: boolean, hint = ''): { values: Values; positionals: string[]; tokens: Token[] } | undefined {
-  const config = { args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } } as Options, allowPositionals, tokens: true as const }
-  // Leniently first: a line with --help and a mistake shows the usage, as the mistake's message would send one there anyway.
-  let lenient
-  try {
-    lenient = parseArgs({ ...config, strict: false, allowPositionals: true })
-  } catch {
-    lenient = undefined
-  }
-  if (lenient?.tokens?.some((t) => t.kind === 'option' && t.name === 'help')) {
-    process.stdout.write(`${usage}\n`)
-    return undefined
-  }
-  try {
-    const { values, positionals, tokens } = parseArgs({ ...config, strict: true })
-    return { values: values as Values, positionals, tokens: tokens as Token[] }
-  } catch (error) {
-    const positional = (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
-    fail(`${(error as Error).message}${positional ? hint : ''}\n${usage}`)
-  }
-}
 
 async function serve(argv: string[], usage = SERVE_USAGE) {
   const parsed = parseCommand(argv, SERVE_OPTIONS, usage, false, ' (a scenario file goes after --scenario, or use dockside demo FILE)')
@@ -480,9 +442,9 @@ export async function main(argv = process.argv.slice(2)) {
   if (command === 'validate') return validate(rest)
   if (command === 'demo') return demo(rest)
   // Loaded only for verify: serve's start-up stays lean.
-  if (command === 'verify') return (await import('./verify')).verifyCommand(rest, fail)
+  if (command === 'verify') return (await import('./verify')).verifyCommand(rest)
   // Loaded only for record, as verify.
-  if (command === 'record') return (await import('./record')).recordCommand(rest, fail)
+  if (command === 'record') return (await import('./record')).recordCommand(rest)
   // `dockside --port 0` works like `dockside serve --port 0`.
   if (command.startsWith('--')) return serve(argv)
   fail(`unknown command "${command}"\n${USAGE}`)

@@ -1,7 +1,6 @@
 import { record } from '../record/index'
 import { MissingPackageError } from '../runtime/optional-peer'
-
-const { parseArgs } = process.getBuiltinModule('node:util')
+import { fail, parseCommand } from './args'
 
 export const RECORD_USAGE = `Usage:
   dockside record --upstream unix:///var/run/docker.sock|tcp://HOST:PORT|http(s)://HOST:PORT --out FILE
@@ -17,28 +16,22 @@ signature reaches FILE: a registry that needed credentials gets <USERNAME> and <
 --max-events bounds the events kept (the file notes how many were dropped). See docs/recording.md.`
 
 /** `dockside record`: exits 0 once the file is written, 1 when the port cannot be bound, 2 on a bad flag. */
-export async function recordCommand(argv: string[], fail: (message: string, code?: number) => never): Promise<void> {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        upstream: { type: 'string' },
-        out: { type: 'string' },
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', default: '2375' },
-        'max-events': { type: 'string' },
-        quiet: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
-  } catch (error) {
-    fail(`${(error as Error).message}\n${RECORD_USAGE}`)
-  }
-  const v = parsed.values
-  if (v.help) return void process.stdout.write(`${RECORD_USAGE}\n`)
+export async function recordCommand(argv: string[]): Promise<void> {
+  const parsed = parseCommand(
+    argv,
+    {
+      upstream: { type: 'string' },
+      out: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '2375' },
+      'max-events': { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+    },
+    RECORD_USAGE,
+    false,
+  )
+  if (parsed === undefined) return
+  const v = parsed.values as { upstream?: string; out?: string; host: string; port: string; 'max-events'?: string; quiet: boolean }
   if (v.upstream === undefined || v.upstream.trim() === '') fail(`record needs --upstream (the service to record, e.g. unix:///var/run/docker.sock)\n${RECORD_USAGE}`)
   if (v.out === undefined || v.out.trim() === '') fail(`record needs --out FILE (the scenario to write, YAML or FILE.json)\n${RECORD_USAGE}`)
   const port = /^\d{1,5}$/.test(v.port) ? Number(v.port) : NaN

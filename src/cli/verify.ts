@@ -1,7 +1,7 @@
 import { formatCase, formatSummary } from '../verify/report'
 import { verify, verifyPlan, type VerifyOptions } from '../verify/run'
+import { fail, parseCommand } from './args'
 
-const { parseArgs } = process.getBuiltinModule('node:util')
 const { readFileSync } = process.getBuiltinModule('node:fs')
 
 export const VERIFY_USAGE = `Usage:
@@ -22,34 +22,41 @@ removes what it made at the end, even when interrupted (Ctrl-C); --dry-run lists
 A host that is neither a unix socket nor on loopback needs --yes. --json prints the report as JSON.`
 
 /** `dockside verify`: exits 0 when every case is alike or deliberate, 1 when one differs, 2 on bad input. */
-export async function verifyCommand(argv: string[], fail: (message: string, code?: number) => never): Promise<void> {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        against: { type: 'string' },
-        registry: { type: 'string' },
-        'auth-registry': { type: 'string' },
-        'auth-user': { type: 'string' },
-        'auth-password-file': { type: 'string' },
-        image: { type: 'string' },
-        docker: { type: 'string' },
-        only: { type: 'string', multiple: true },
-        json: { type: 'boolean', default: false },
-        full: { type: 'boolean', default: false },
-        'dry-run': { type: 'boolean', default: false },
-        yes: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
-  } catch (error) {
-    fail(`${(error as Error).message}\n${VERIFY_USAGE}`)
+export async function verifyCommand(argv: string[]): Promise<void> {
+  const parsed = parseCommand(
+    argv,
+    {
+      against: { type: 'string' },
+      registry: { type: 'string' },
+      'auth-registry': { type: 'string' },
+      'auth-user': { type: 'string' },
+      'auth-password-file': { type: 'string' },
+      image: { type: 'string' },
+      docker: { type: 'string' },
+      only: { type: 'string', multiple: true },
+      json: { type: 'boolean', default: false },
+      full: { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
+      yes: { type: 'boolean', default: false },
+    },
+    VERIFY_USAGE,
+    false,
+  )
+  if (parsed === undefined) return
+  const v = parsed.values as {
+    against?: string
+    registry?: string
+    'auth-registry'?: string
+    'auth-user'?: string
+    'auth-password-file'?: string
+    image?: string
+    docker?: string
+    only?: string[]
+    json: boolean
+    full: boolean
+    'dry-run': boolean
+    yes: boolean
   }
-  const v = parsed.values
-  if (v.help) return void process.stdout.write(`${VERIFY_USAGE}\n`)
   if (v.registry === undefined) fail(`verify needs --registry HOST:PORT (an open registry the host can push to)\n${VERIFY_USAGE}`)
   let authRegistry: VerifyOptions['authRegistry']
   if (v['auth-registry'] !== undefined) {

@@ -202,6 +202,14 @@ describe('3. arguments', () => {
     [['validate', '--help'], /^Usage:\n {2}dockside validate FILE\.\.\.\n/],
     [['validate', '-h'], /^Usage:\n {2}dockside validate FILE\.\.\.\n/],
     [['help', 'validate'], /^Usage:\n {2}dockside validate FILE\.\.\.\n/],
+    // record and verify read their flags as the other commands do: --help wins over a mistake on the same line (they
+    // exited 2 on the mistake), and -h is --help.
+    [['record', '-h'], /^Usage:\n {2}dockside record --upstream /],
+    [['record', '--bogus', '--help'], /^Usage:\n {2}dockside record --upstream /],
+    [['record', 'stray', '-h'], /^Usage:\n {2}dockside record --upstream /],
+    [['verify', '--port', '--help'], /^Usage:\n {2}dockside verify --against /],
+    [['verify', '-h'], /^Usage:\n {2}dockside verify --against /],
+    [['help', 'record'], /^Usage:\n {2}dockside record --upstream /],
   ])('%j prints that command\'s usage and exits 0', async (args, usage) => {
     // Bug: serve --help was "Unknown option '--help'" (exit 2), validate --help read a file named --help.
     const run = cli(...args)
@@ -213,7 +221,7 @@ describe('3. arguments', () => {
   it('each command usage agrees with the synopsis of docs/cli.md', async () => {
     const docs = readFileSync(join(root, 'docs/cli.md'), 'utf8')
     const synopsis = docs.slice(docs.indexOf('```\n') + 4, docs.indexOf('```', docs.indexOf('```\n') + 4))
-    for (const command of ['serve', 'demo', 'validate']) {
+    for (const command of ['serve', 'demo', 'validate', 'verify', 'record']) {
       const run = cli(command, '--help')
       await run.exit
       // The usage's synopsis lines, indented as in the docs (the docs indent by 0, the CLI by 2).

@@ -1,6 +1,7 @@
 // Docker's `sec[.nanos]` timestamps, as the Engine reads and writes them: the `since`/`until` of both events endpoints
 // and the `until` filter of `GET /images/json`.
 import { InvalidInputError } from '../service/errors'
+import { goQuote } from './go/strconv'
 
 const TIMESTAMP = /^(-?)0*(\d{1,12})(?:\.(\d{1,19}))?$/
 /** 9999-12-31T23:59:59Z, the last second Docker's timestamps (Go's RFC 3339) can show; later is refused. */
@@ -55,23 +56,4 @@ export function goTimestampError(value: string): string | undefined {
     if (n > 9_223_372_036_854_775_807n || n < -9_223_372_036_854_775_808n) return `strconv.ParseInt: parsing ${goQuote(part)}: value out of range`
   }
   return undefined
-}
-
-/** What Go's strconv.IsPrint takes: letters, marks, numbers, punctuation and symbols, and the ASCII space only. */
-const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u
-
-/**
- * Go's strconv.Quote: named escapes, `\xNN` for other control bytes and DEL, `\uNNNN` (`\UNNNNNNNN` past the BMP)
- * for what strconv.IsPrint does not take past ASCII (C1 controls, spaces other than U+0020 such as U+00A0, format
- * characters such as U+200B, unassigned code points), printable characters as they are.
- */
-function goQuote(text: string): string {
-  const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' }
-  let out = '"'
-  for (const c of text) {
-    const code = c.codePointAt(0)!
-    const hex = (width: number) => code.toString(16).padStart(width, '0')
-    out += named[c] ?? (code < 0x80 ? (code < 0x20 || code === 0x7f ? `\\x${hex(2)}` : c) : GO_PRINTABLE.test(c) ? c : code > 0xffff ? `\\U${hex(8)}` : `\\u${hex(4)}`)
-  }
-  return `${out}"`
 }

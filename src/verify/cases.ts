@@ -171,6 +171,13 @@ const ROUTE_CASES: Case[] = [
   { id: 'errors/unknown-filter', title: 'GET /events with an unknown filter name', run: get((s) => `/events?since=${s.since}&until=${s.until}&${filtersQuery({ colour: ['red'] })}`) },
   { id: 'errors/list-unknown-filter', title: 'GET /containers/json with an unknown filter name', run: get(() => `/containers/json?${filtersQuery({ colour: ['red'] })}`) },
   { id: 'errors/since-after-until', title: 'GET /events with since after until', run: get(() => '/events?since=10&until=5') },
+  { id: 'errors/upper-case-image', title: 'inspect of an upper-case image name', run: get(() => '/images/Dockside-Verify-Nope/json') },
+  { id: 'errors/long-image-name', title: 'inspect of a 238-character name (256 with docker.io/library/)', run: get(() => `/images/${'d'.repeat(238)}/json`) },
+  { id: 'errors/short-digest', title: 'inspect of a reference with a 32-digit sha256 digest', run: get(() => `/images/dockside-verify-nope@sha256:${'0'.repeat(32)}/json`) },
+  { id: 'errors/publish-filter', title: 'GET /containers/json with a publish range the daemon cannot read', run: get(() => `/containers/json?${filtersQuery({ publish: ['5-3'] })}`) },
+  { id: 'errors/expose-filter', title: 'GET /containers/json with an expose port out of range', run: get(() => `/containers/json?${filtersQuery({ expose: ['70000/udp'] })}`) },
+  { id: 'tag/long-repo', title: 'tag to a 238-character repository name', run: async (s, { state }) => answerLines(await s.request('POST', `${s.prefix}/images/${state.repo}:1.0/tag?repo=${'d'.repeat(238)}&tag=1`)) },
+  { id: 'push/short-digest', title: 'push of a reference with a 32-digit sha256 digest', run: (s, { state }) => push(`${state.repo}@sha256:${'0'.repeat(32)}`, '')(s) },
 ]
 
 const CLI_CASES: Case[] = [

@@ -412,20 +412,39 @@ export const dockerEngineCases: Case[] = [
       const missing = await h.fetch('/images/docker.io/library/redis/json')
       expect(missing.status).toBe(404)
       expect(await message(missing)).toBe('No such image: redis:latest')
-      // What no image could be called is the daemon's 400 (reference.ParseAnyReference), before any lookup.
+      // What no image could be called is the daemon's 400 (reference.ParseAnyReference), before any lookup, in its words;
+      // dockside's reading in X-Dockside-Hint.
       const malformed = await h.fetch('/images/%E0%A4%A/json')
       expect(malformed.status).toBe(400)
-      expect(await message(malformed)).toBe('invalid reference format: "%E0%A4%A" is not an image id or [host[:port]/]path[:tag][@sha256:<64 hex>] with a lower-case path, e.g. "localhost:5000/team/app:1.0".')
-      for (const [ref, text] of [
-        ['UPPER', 'invalid reference format: repository name (library/UPPER) must be lowercase'],
-        ['team/App:1.0', 'invalid reference format: repository name (team/App) must be lowercase'],
-        ['localhost:5000/Team/app', 'invalid reference format: repository name (Team/app) must be lowercase'],
-        ['nginx:bad!tag', 'invalid reference format: "nginx:bad!tag" is not'],
-        ['nginx@sha256:zz', 'invalid reference format: "nginx@sha256:zz" is not'],
-        ['a//b', 'invalid reference format: "a//b" is not'],
+      expect(malformed.headers.get('x-dockside-hint')).toBe('invalid reference format: "%E0%A4%A" is not an image id or [host[:port]/]path[:tag][@sha256:<64 hex>] with a lower-case path, e.g. "localhost:5000/team/app:1.0".')
+      expect(await message(malformed)).toBe('invalid reference format: repository name (library/%E0%A4%A) must be lowercase')
+      for (const [ref, text, old] of [
+        ['UPPER', 'invalid reference format: repository name (library/UPPER) must be lowercase', 'no such image: UPPER: invalid reference format: repository name must be lowercase'],
+        ['team/App:1.0', 'invalid reference format: repository name (team/App) must be lowercase', 'no such image: team/App:1.0: invalid reference format: repository name must be lowercase'],
+        ['localhost:5000/Team/app', 'invalid reference format: repository name (Team/app) must be lowercase', 'no such image: localhost:5000/Team/app: invalid reference format: repository name must be lowercase'],
+        ['nginx:bad!tag', 'invalid reference format', 'no such image: nginx:bad!tag: invalid reference format'],
+        ['nginx@sha256:zz', 'invalid reference format', 'no such image: nginx@sha256:zz: invalid reference format'],
+        ['a//b', 'invalid reference format', 'no such image: a//b: invalid reference format'],
+        // Past the grammar (reference.Parse): the name's length counted normalized (docker.io/library/ counts), then
+        // the digest as go-digest validates it. The 20.10 daemon (API 1.41) wraps its inspect's error.
+        ['a'.repeat(238), 'repository name must not be more than 255 characters', `no such image: ${'a'.repeat(238)}: repository name must not be more than 255 characters`],
+        [`localhost:5000/${'b'.repeat(241)}`, 'repository name must not be more than 255 characters', `no such image: localhost:5000/${'b'.repeat(241)}: repository name must not be more than 255 characters`],
+        [`app@sha256:${'0'.repeat(32)}`, 'invalid checksum digest length', `no such image: app@sha256:${'0'.repeat(32)}: invalid checksum digest length`],
+        [`app@sha256:${'A'.repeat(64)}`, 'invalid checksum digest format', `no such image: app@sha256:${'A'.repeat(64)}: invalid checksum digest format`],
+        [`app@sha512:${'0'.repeat(64)}`, 'invalid checksum digest length', `no such image: app@sha512:${'0'.repeat(64)}: invalid checksum digest length`],
+        [`app@md5:${'0'.repeat(32)}`, 'unsupported digest algorithm', `no such image: app@md5:${'0'.repeat(32)}: unsupported digest algorithm`],
       ]) {
         const res = await h.fetch(`/images/${encodeURIComponent(ref)}/json`)
-        expect([res.status, (await message(res)).slice(0, text.length)], ref).toEqual([400, text])
+        expect([res.status, await message(res)], ref).toEqual([400, text])
+        expect(res.headers.get('x-dockside-hint'), ref).toMatch(/^(invalid reference format: ".*" is not an image id|repository name must not be more than 255 characters: .* characters as the daemon counts it|invalid checksum digest length: the digest|invalid checksum digest format: the digest|unsupported digest algorithm: the digest)/)
+        const before = await h.fetch(`/v1.41/images/${encodeURIComponent(ref)}/json`)
+        expect([before.status, await message(before)], ref).toEqual([400, old])
+      }
+      // At the limit: 237 characters of a one-part Docker Hub name, 255 with a registry host, are names (404).
+      for (const ref of ['a'.repeat(237), `localhost:5000/${'b'.repeat(240)}`]) {
+        const res = await h.fetch(`/images/${ref}/json`)
+        expect(res.status, ref).toBe(404)
+        await res.arrayBuffer()
       }
       // An id prefix, a digest reference, a name no image has and a capitalised first part (a registry host to the
       // daemon) are well formed: 404.

@@ -163,6 +163,9 @@ export const dockerCases: Case[] = [
       expect(await ps(h, { all: '1', filters: { network: ['none'] } })).toEqual([])
       expect(await ps(h, { all: '1', filters: { network: ['bri'] } })).toEqual([])
       expect(await ps(h, { all: '1', filters: { publish: ['80/tcp'] } })).toEqual([])
+      // An empty `publish` or `expose` is no filter (the daemon reads no port).
+      expect(await ps(h, { all: '1', filters: { publish: [], expose: [] } })).toEqual(['web-2', 'db', 'api', 'web'])
+      expect(await ps(h, { all: '1', filters: { publish: {} } })).toEqual(['web-2', 'db', 'api', 'web'])
     },
   },
   {
@@ -192,7 +195,16 @@ export const dockerCases: Case[] = [
       await refused(h, `/v1.41/containers/json?filters=${enc({ health: ['ok'] })}`, 400, 'Unrecognised filter value for health: ok')
       await refused(h, `/containers/json?filters=${enc({ 'is-task': ['maybe'] })}`, 400, "invalid filter 'is-task=[maybe]'")
       await refused(h, `/v1.41/containers/json?filters=${enc({ before: ['ghost'] })}`, 500, 'no such container ghost')
-      await refused(h, `/containers/json?filters=${enc({ publish: ['a:80'] })}`, 400, /invalid filter 'publish=a:80'/)
+      // Ports as the daemon's portOp reads them (go-connections' nat): always a 500, in the daemon's words by version.
+      await refused(h, `/containers/json?filters=${enc({ publish: ['a:80'] })}`, 500, "filter for 'publish' should not contain ':': a:80", /^invalid filter 'publish=a:80': expected <port>/)
+      await refused(h, `/containers/json?filters=${enc({ expose: ['abc/udp'] })}`, 500, 'error while looking up for expose abc/udp: strconv.ParseUint: parsing "abc": invalid syntax')
+      await refused(h, `/containers/json?filters=${enc({ publish: ['70000'] })}`, 500, 'error while looking up for publish 70000: strconv.ParseUint: parsing "70000": value out of range')
+      await refused(h, `/containers/json?filters=${enc({ publish: ['5-3'] })}`, 500, 'error while looking up for publish 5-3: invalid range specified for port: 5-3')
+      await refused(h, `/v1.41/containers/json?filters=${enc({ publish: ['5-3'] })}`, 500, 'error while looking up for publish 5-3: Invalid range specified for the Port: 5-3')
+      await refused(h, `/containers/json?filters=${enc({ publish: ['/tcp'] })}`, 500, 'error while looking up for publish /tcp: empty string specified for ports')
+      await refused(h, `/v1.41/containers/json?filters=${enc({ expose: [''] })}`, 500, 'error while looking up for expose : Empty string specified for ports.')
+      // Forms nat takes, though odd: the text after a second "-" or "/" is ignored; nothing matches, as no fake container has ports.
+      expect(await ps(h, { all: '1', filters: { publish: ['1-2-x', '80/', '80/udp/x'] } })).toEqual([])
       await refused(h, `/containers/json?filters=${enc({ before: ['ghost'] })}`, 404, /No such container: ghost/)
       await refused(h, '/containers/json?limit=x', 500, 'strconv.Atoi: parsing "x": invalid syntax', /Invalid "limit"/)
       // Still serving a normal client afterwards.

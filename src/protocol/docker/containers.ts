@@ -6,6 +6,7 @@ import { containerInspect, containerSummary, NETWORK_IDS, type ContainerView } f
 import { dockerFilterArgs } from '../filters'
 import { resolveImage } from './images'
 import { compileGoRegexp, GoRegexpSyntaxError, GoRegexpTooLargeError, type GoRegexp } from '../go/regexp'
+import { goAtoiError, goParseUintError } from '../go/strconv'
 import { json, type Target } from '../http'
 import type { ProtoRequest, ProtoResponse } from '../types'
 
@@ -57,19 +58,30 @@ export const CONTAINER_FILTER_NAMES = ['ancestor', 'before', 'exited', 'expose',
 /** Docker's container states (`status` filter values); the fake's containers are only ever created, running or exited. */
 export const CONTAINER_STATES = ['created', 'restarting', 'running', 'removing', 'paused', 'exited', 'dead'] as const
 const HEALTH = ['starting', 'healthy', 'unhealthy', 'none']
-const PORT = /^\d{1,5}(?:-\d{1,5})?(?:\/(?:tcp|udp|sctp))?$/
 
 /** Go's strconv.Atoi, as the daemon reads `limit` and stop's `t`: an optional sign and decimal digits, in int64. */
-const goAtoi = (v: string): number | undefined => {
-  if (!/^[+-]?\d+$/.test(v)) return undefined
-  const n = BigInt(v)
-  return n >= -(2n ** 63n) && n < 2n ** 63n ? Number(n) : undefined
-}
+const goAtoi = (v: string): number | undefined => (goAtoiError(v) === undefined ? Number(BigInt(v)) : undefined)
 
-/** Go's strconv.Atoi error for a value it cannot read, as the daemon passes it on. */
-function goAtoiError(value: string): string {
-  const quoted = JSON.stringify(value)
-  return /^[+-]?\d+$/.test(value) ? `strconv.Atoi: parsing ${quoted}: value out of range` : `strconv.Atoi: parsing ${quoted}: invalid syntax`
+/**
+ * What the daemon's portOp (daemon/list.go, the same in 20.10 and 28) says of a `publish` or `expose` filter value it
+ * cannot read, or undefined: a `:` is refused, then go-connections' nat.SplitProtoPort takes the port before the first
+ * `/` and nat.ParsePortRange reads it as `N` or `N-M` (the text after a second `-` is ignored) with
+ * strconv.ParseUint(…, 10, 16). go-connections 0.4 (Engine 20.10, API 1.41 and older) words its own two errors with
+ * capitals; 0.5 (Engine 28) in lower case. Always a 500: the daemon wraps none of these as invalid input.
+ */
+function portFilterError(key: 'publish' | 'expose', value: string, old: boolean): string | undefined {
+  if (value.includes(':')) return `filter for '${key}' should not contain ':': ${value}`
+  // nat.SplitProtoPort: nothing before the first `/` is no port at all.
+  const port = value.split('/')[0]
+  let problem: string | undefined
+  if (port === '') problem = old ? 'Empty string specified for ports.' : 'empty string specified for ports'
+  else if (!port.includes('-')) problem = goParseUintError(port, 16)
+  else {
+    const [start, end] = port.split('-')
+    problem = goParseUintError(start, 16) ?? goParseUintError(end, 16)
+    if (problem === undefined && Number(end) < Number(start)) problem = old ? `Invalid range specified for the Port: ${port}` : `invalid range specified for port: ${port}`
+  }
+  return problem === undefined ? undefined : `error while looking up for ${key} ${value}: ${problem}`
 }
 
 /** Docker's httputils.BoolValue: anything but "", "0", "no", "false", "none" (any case) is true. */
@@ -124,7 +136,7 @@ function listContainers(svc: Service, target: Target) {
   let all = boolValue(target.query.get('all'))
   const limitRaw = target.query.get('limit')
   const limit = limitRaw === undefined || limitRaw === '' ? 0 : goAtoi(limitRaw)
-  if (limit === undefined) throw new InvalidInputError(`Invalid "limit" ${JSON.stringify(limitRaw)}: expected an integer, e.g. limit=5.`).onWire(goAtoiError(limitRaw!), 500)
+  if (limit === undefined) throw new InvalidInputError(`Invalid "limit" ${JSON.stringify(limitRaw)}: expected an integer, e.g. limit=5.`).onWire(goAtoiError(limitRaw!)!, 500)
   const size = boolValue(target.query.get('size'))
 
   // The daemon's words by version (daemon/list.go, daemon/errors.go): 20.10 (API 1.41 and older), Engine 23 (1.42),
@@ -135,7 +147,7 @@ function listContainers(svc: Service, target: Target) {
   const filterWord = old ? 'Invalid filter' : 'invalid filter'
   const exited = (f.exited ?? []).map((x) => {
     const code = goAtoi(x)
-    if (code === undefined) throw invalid('exited', x, ': expected an integer exit code, e.g. exited=0.').onWire(old ? goAtoiError(x) : `invalid filter 'exited=${x}': ${goAtoiError(x)}`, old ? 500 : 400)
+    if (code === undefined) throw invalid('exited', x, ': expected an integer exit code, e.g. exited=0.').onWire(old ? goAtoiError(x)! : `invalid filter 'exited=${x}': ${goAtoiError(x)}`, old ? 500 : 400)
     return code
   })
   // Values are checked whatever their booleans (Docker's WalkValues).
@@ -159,11 +171,6 @@ function listContainers(svc: Service, target: Target) {
       throw new InvalidFilterError(`Unrecognised filter value for health: ${x}. Allowed values: ${HEALTH.join(', ')}.`).onWire(wire)
     }
   }
-  for (const key of ['publish', 'expose'] as const) {
-    for (const v of f[key] ?? []) {
-      if (!PORT.test(v)) throw new InvalidFilterError(`invalid filter '${key}=${v}': expected <port>[/<proto>] or <start>-<end>[/<proto>], e.g. ${key}=8080/tcp.`)
-    }
-  }
   // Newest first, as Docker lists them; among containers created in the same millisecond, the later one first.
   const list = svc.containers.list().map((c, i) => ({ c, i }))
   list.sort((a, b) => b.c.created - a.c.created || b.i - a.i)
@@ -171,6 +178,13 @@ function listContainers(svc: Service, target: Target) {
   // `before`/`since` name a container (Docker: 404 when there is none); the last value given wins, as in Docker.
   const before = f.before?.length ? idOrName(svc, 'before', f.before.at(-1)!, target.version) : undefined
   const since = f.since?.length ? idOrName(svc, 'since', f.since.at(-1)!, target.version) : undefined
+  // After before/since and ancestor, as the daemon's foldFilter walks them: every value, whatever its boolean.
+  for (const key of ['publish', 'expose'] as const) {
+    for (const v of keys[key] ?? []) {
+      const wire = portFilterError(key, v, old)
+      if (wire) throw new InvalidFilterError(`invalid filter '${key}=${v}': expected <port>[/<proto>] or <start>-<end>[/<proto>] with ports from 0 to 65535 and no ":", e.g. ${key}=8080/tcp.`).onWire(wire, 500)
+    }
+  }
 
   // The Engine's fast path: ids by unique prefix (an ambiguous prefix matches nothing), then names among those.
   let candidates = ordered
@@ -215,7 +229,9 @@ function listContainers(svc: Service, target: Target) {
     // No fake container has a health check (Docker reports "none"), a volume or a port. `health` given only as false
     // values is empty here and matches nothing (ExactMatch). `network` names its one network by name or id, exactly.
     if (f.health && !f.health.includes('none')) continue
-    if (f.volume || f.publish || f.expose) continue
+    // An empty `publish` or `expose` (`{"publish":{}}`) is no filter (the daemon tests len() of the ports it read);
+    // `volume` is (Contains).
+    if (f.volume || f.publish?.length || f.expose?.length) continue
     if (f.network && !f.network.some((n) => n === c.networkMode || n === NETWORK_IDS[c.networkMode])) continue
     if (ancestors && !ancestors.has(imageId(svc, c))) continue
     out.push(containerSummary(c, viewOf(svc, c, size), target.version))
@@ -304,7 +320,7 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
   }
   const t = target.query.get('t')
   if (action === 'stop' && t !== undefined && t !== '' && goAtoi(t) === undefined) {
-    throw new InvalidInputError(`Invalid "t" ${JSON.stringify(t)}: the seconds to wait before killing the container, an integer (-1: wait forever), e.g. t=10.`).onWire(goAtoiError(t), 500)
+    throw new InvalidInputError(`Invalid "t" ${JSON.stringify(t)}: the seconds to wait before killing the container, an integer (-1: wait forever), e.g. t=10.`).onWire(goAtoiError(t)!, 500)
   }
   const c = container(svc, ref, target.version)
   // Docker answers 304 when the container is already in the wanted state; the CLI treats it as success.

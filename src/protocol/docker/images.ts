@@ -9,7 +9,7 @@ export { familiarName }
 import { qualifiedName } from '../../service/registries'
 import type { Service } from '../../core/service'
 import { compileGoRegexp, GO_REGEXP_MAX_STATES } from '../go/regexp'
-import { daemonReferenceText } from './references'
+import { daemonReferenceText, referenceLimitError, referenceLimitHint } from './references'
 import { dockerError, invalidParameterStatus, json, type Target } from '../http'
 import type { ProtoRequest, ProtoResponse } from '../types'
 
@@ -60,12 +60,12 @@ function lookup(svc: Service, ref: string): Image | undefined {
   return svc.images.digests().find((d) => d.repository === repository && d.digest === digest)?.image
 }
 
-function resolveOrThrow(svc: Service, raw: string): { ref: string; image: Image } {
+function resolveOrThrow(svc: Service, raw: string, version: string | undefined): { ref: string; image: Image } {
   const ref = familiarName(raw)
   const image = lookup(svc, ref)
   if (image) return { ref, image }
-  const problem = referenceFormatProblem(raw)
-  if (problem) throw new InvalidInputError(problem)
+  const problem = referenceFormatProblem(raw, version)
+  if (problem) throw new InvalidInputError(problem.hint).onWire(problem.wire)
   throw new NotFoundError(`No such image: ${missingImageName(ref)}`)
 }
 
@@ -74,11 +74,14 @@ const FULL_ID = /^(?:sha256:)?[a-f0-9]{64}$/
 
 /**
  * Why `raw` is not a reference the daemon's GetImage parses (reference.ParseAnyReference: its 400, before any
- * lookup), or undefined: an image id, or `[host[:port]/]path[:tag][@digest]` with a lower-case path. An id prefix is
- * a valid name, so only references no image could ever have are refused.
+ * lookup), or undefined: an image id, or `[host[:port]/]path[:tag][@digest]` with a lower-case path, a name of at most
+ * 255 characters and a digest go-digest takes. An id prefix is a valid name, so only references no image could ever
+ * have are refused. `wire` is the daemon's text, `hint` dockside's.
  */
-function referenceFormatProblem(raw: string): string | undefined {
+function referenceFormatProblem(raw: string, version: string | undefined): { wire: string; hint: string } | undefined {
   if (FULL_ID.test(raw)) return undefined
+  const limit = referenceLimitError(raw)
+  if (limit) return { wire: limit, hint: referenceLimitHint(raw, limit) }
   const at = raw.indexOf('@')
   const parts = splitReference(at < 0 ? raw : raw.slice(0, at))
   const tag = parts.tag
@@ -88,13 +91,8 @@ function referenceFormatProblem(raw: string): string | undefined {
   const repository = host !== host.toLowerCase() ? host.toLowerCase() + parts.repository.slice(slash) : parts.repository
   const wellFormed = (at < 0 || DIGEST.test(raw.slice(at + 1))) && (tag === undefined || tagFormatProblem(tag) === undefined)
   if (wellFormed && isRepository(repository)) return undefined
-  if (wellFormed && isRepository(repository.toLowerCase())) {
-    // The daemon names the path as the registry sees it: `library/` before an official image's one-part name.
-    const [first, ...rest] = repository.split('/')
-    const remote = rest.length === 0 ? `library/${first}` : /[.:]|^localhost$/.test(first) ? rest.join('/') : repository
-    return `invalid reference format: repository name (${remote}) must be lowercase`
-  }
-  return `invalid reference format: ${JSON.stringify(raw)} is not an image id or [host[:port]/]path[:tag][@sha256:<64 hex>] with a lower-case path, e.g. "localhost:5000/team/app:1.0".`
+  const hint = `invalid reference format: ${JSON.stringify(raw)} is not an image id or [host[:port]/]path[:tag][@sha256:<64 hex>] with a lower-case path, e.g. "localhost:5000/team/app:1.0".`
+  return { wire: daemonReferenceText(raw, undefined, version), hint }
 }
 
 function summary(svc: Service, image: Image, version: string | undefined) {
@@ -327,7 +325,7 @@ function imageFilter(svc: Service, raw: string | undefined, version: string | un
   const until = (f.until ?? []).map((v) => untilTimestamp(v, svc.clock.now()))
   const bound = (name: 'before' | 'since') => {
     const ref = f[name]?.at(-1)
-    return ref === undefined ? undefined : resolveOrThrow(svc, ref).image.created
+    return ref === undefined ? undefined : resolveOrThrow(svc, ref, version).image.created
   }
   const before = bound('before')
   const since = bound('since')
@@ -377,10 +375,11 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
   if (ij && req.method === 'GET') {
     const sent = decode(ij[1])
     try {
-      return json(200, inspect(svc, resolveOrThrow(svc, sent).image, target.version))
+      return json(200, inspect(svc, resolveOrThrow(svc, sent, target.version).image, target.version))
     } catch (error) {
-      // The 20.10 daemon's inspect (API 1.41 and older) wraps the lookup's error: `no such image: X: No such image: X:latest`.
-      if (error instanceof NotFoundError && invalidParameterStatus(target.version) === 500) error.onWire(`no such image: ${sent}: ${error.message}`)
+      // The 20.10 daemon's inspect (API 1.41 and older) wraps the lookup's error, whatever it is, keeping its status:
+      // `no such image: X: No such image: X:latest`, `no such image: X: invalid checksum digest length`.
+      if (error instanceof DocksideError && invalidParameterStatus(target.version) === 500) error.onWire(`no such image: ${sent}: ${error.wire ?? error.message}`, error.wireStatus)
       throw error
     }
   }
@@ -392,7 +391,7 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
     const old = invalidParameterStatus(target.version) === 500
     const source = () => {
       try {
-        return resolveOrThrow(svc, decode(it[1]))
+        return resolveOrThrow(svc, decode(it[1]), target.version)
       } catch (error) {
         // errdefs.NotFound(err): a source that is no reference at all is a 404 too, from API 1.42.
         if (!old && error instanceof DocksideError && !(error instanceof NotFoundError)) throw new NotFoundError(error.message).onWire(error.wire ?? error.message)
@@ -410,6 +409,9 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
     if (!repo) return dockerError(invalidParameterStatus(target.version), 'invalid reference format', noRepo)
     // The daemon's words, with its status for the API version; dockside's help in X-Dockside-Hint.
     const refuse = (daemonText: string, hint: string) => dockerError(invalidParameterStatus(target.version), daemonText, hint)
+    // What reference.Parse refuses past its grammar (a name over 255 characters, a malformed digest) comes first.
+    const repoLimit = referenceLimitError(repo)
+    if (repoLimit) return refuse(repoLimit, referenceLimitHint(sent, repoLimit))
     // The 20.10 daemon (API 1.41 and older) refused it as a 400 of its own words; newer ones as RepoTagReference does.
     if (repo.includes('@') && invalidParameterStatus(target.version) === 500) return dockerError(400, 'refusing to create a tag with a digest reference', `"repo" ${JSON.stringify(sent)} holds a digest; a tag names a repository and a tag, e.g. ?repo=localhost:5000/team/app&tag=1.0.`)
     if (repo.includes('@')) return refuse('cannot import digest reference', `cannot import digest reference: "repo" ${JSON.stringify(sent)} holds a digest; a tag names a repository and a tag, e.g. ?repo=localhost:5000/team/app&tag=1.0.`)

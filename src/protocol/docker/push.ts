@@ -1,6 +1,6 @@
 import { findPushStreamFault, type FaultAction, type FaultDecision } from '../../faults/plan'
 import type { Service } from '../../core/service'
-import { daemonReferenceText } from './references'
+import { daemonReferenceText, referenceLimitError, referenceLimitHint } from './references'
 import { goJsonError, goJsonKind } from '../go/json-error'
 import { registryHost } from '../../service/registries'
 import { interruptedLine, pushEndedBy, PushReset, pushedByIdProblem, readPushTarget, startPush, type PushTarget } from '../../service/push'
@@ -179,6 +179,9 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
   // Checked as sent, so the message names what the client wrote; the daemon's own words on the wire, with its status
   // for the API version, and dockside's help in X-Dockside-Hint.
   const version = targetOf(req.url).version
+  // What reference.Parse refuses past its grammar (a name over 255 characters, a malformed digest) comes first.
+  const limit = referenceLimitError(name)
+  if (limit) return dockerError(invalidParameterStatus(version), limit, referenceLimitHint(name, limit))
   if ('problem' in read) return dockerError(invalidParameterStatus(version), daemonReferenceText(name, tag, version), read.problem)
   const target = read
   const byId = pushedByIdProblem(svc.images, target)

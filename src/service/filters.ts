@@ -73,6 +73,12 @@ export interface FilterArgsOptions {
   keysOfObjects?: boolean
   /** Checks each value given, `false` ones too (throws an InvalidFilterError to refuse it). */
   check?(name: string, value: string): void
+  /**
+   * Keep a name given with no values (`{"ancestor":{}}`, `{"ancestor":[]}`) as an empty list instead of dropping it:
+   * Docker's list routes test some names with `Args.Contains` (an empty `ancestor`, `volume`, `network` or `reference`
+   * selects nothing there) and others with `Match` or `ExactMatch` (an empty one is no filter).
+   */
+  keepEmpty?: boolean
 }
 
 /**
@@ -128,12 +134,12 @@ export function parseFilterArgs(raw: string | null | undefined, options: FilterA
       values = options.keysOfObjects ? entries.map(([k]) => k) : entries.filter(([, v]) => v === true).map(([k]) => k)
       // Docker keeps `{"x":false}` in a non-empty set that nothing matches: a name given only with
       // `false` values selects nothing. An empty `{}` is no filter at all.
-      if (entries.length === 0) continue
+      if (entries.length === 0 && !options.keepEmpty) continue
     } else {
       throw new InvalidFilterError(`Invalid filter "${name}": expected an object of booleans like {"${name}":{"x":true}} or a list of strings like {"${name}":["x"]}, got ${show(value)}.`)
     }
     // An empty list is no filter at all, as in Docker.
-    if (values.length === 0 && Array.isArray(value)) continue
+    if (values.length === 0 && Array.isArray(value) && !options.keepEmpty) continue
     out[name] = values
   }
   return out

@@ -160,6 +160,11 @@ const ROUTE_CASES: Case[] = [
   { id: 'version', title: 'GET /version (keys)', run: get(() => '/version', 'keys') },
   { id: 'containers/list', title: 'GET /containers/json?all=1 filtered by label (keys)', run: get((_s, st) => `/containers/json?all=1&${filtersQuery({ label: [`dockside.verify=${st.run}`] })}`, 'keys') },
   { id: 'containers/inspect', title: 'GET /containers/{id}/json (keys)', run: get((s) => `/containers/${s.web.id}/json`, 'keys') },
+  { id: 'containers/empty-filters', title: 'GET /containers/json with an empty ancestor (selects none) and an empty status (no filter)', run: async (s, { state }) => [
+    ...answerLines(await s.request('GET', `${s.prefix}/containers/json?all=1&${filtersQuery({ ancestor: [] })}`)),
+    ...answerLines(await s.request('GET', `${s.prefix}/containers/json?all=1&filters=${encodeURIComponent(JSON.stringify({ status: {}, label: { [`dockside.verify=${state.run}`]: true } }))}`), { body: 'keys' }),
+  ] },
+  { id: 'images/empty-reference', title: 'GET /images/json with an empty reference filter (selects none)', run: get(() => `/images/json?filters=${encodeURIComponent('{"reference":{}}')}`) },
   { id: 'images/list', title: 'GET /images/json?filters=reference (keys)', run: get((_s, st) => `/images/json?${filtersQuery({ reference: [`${st.repo}:1.0`] })}`, 'keys') },
   { id: 'images/inspect', title: 'GET /images/{name}/json (keys)', run: get((_s, st) => `/images/${st.repo}:1.0/json`, 'keys') },
   { id: 'images/repo-tags', title: 'RepoTags of an image tagged several times', run: async (s, { state }) => [JSON.stringify(JSON.parse((await s.request('GET', `${s.prefix}/images/${state.repo}:1.0/json`)).body.toString()).RepoTags.filter((t: string) => t.includes(state.run)))] },

@@ -335,6 +335,12 @@ export const dockerEngineCases: Case[] = [
       expect(await tags({ until: ['1767225601'] })).toEqual([['nginx:1.27', 'nginx:latest']])
       expect(await tags({ until: ['1767225600'] })).toEqual([])
       expect(await tags({ reference: ['nginx'], until: ['1767225606'] })).toEqual([['nginx:1.27', 'nginx:latest']])
+      // A name given with no values (checked against dockerd 20.10): an empty `reference` selects nothing (Args.Contains);
+      // an empty `label`, `before`, `since` or `until` is no filter.
+      expect(await tags({ reference: [] })).toEqual([])
+      expect(await tags({ reference: {} })).toEqual([])
+      expect(await tags({ label: {} })).toHaveLength(2)
+      expect(await tags({ before: [] })).toHaveLength(2)
       const refused = async (filters: object, status = 400) => {
         const res = await h.fetch(`/images/json?filters=${encodeURIComponent(JSON.stringify(filters))}`)
         expect(res.status, JSON.stringify(filters)).toBe(status)
@@ -351,6 +357,10 @@ export const dockerEngineCases: Case[] = [
       expect(await oldList({ dangling: ['1'] })).toEqual([400, "Invalid filter 'dangling=[1]'"])
       expect(await oldList({ dangling: ['true', 'false'] })).toEqual([200, 'ok'])
       expect(await oldList({ until: ['10m'] })).toEqual([400, "Invalid filter 'until'"])
+      // An empty `dangling`: 20.10's ExactMatch passes it (only untagged images: none here); GetBoolOrDefault refuses it.
+      expect(await oldList({ dangling: {} })).toEqual([200, 'ok'])
+      expect(await (await h.fetch(`/v1.41/images/json?filters=${encodeURIComponent('{"dangling":[]}')}`)).json()).toEqual([])
+      expect(await refused({ dangling: {} })).toBe("invalid filter 'dangling'")
       expect(await refused({ before: ['redis'] }, 404)).toBe('No such image: redis:latest')
       expect(await refused({ until: ['yesterday'] })).toMatch(/^failed to parse value as time or duration: "yesterday": "until" takes /)
       expect(await refused({ colour: ['blue'] })).toBe("invalid filter 'colour'")

@@ -163,6 +163,20 @@ export const dockerCases: Case[] = [
       expect(await ps(h, { all: '1', filters: { network: ['none'] } })).toEqual([])
       expect(await ps(h, { all: '1', filters: { network: ['bri'] } })).toEqual([])
       expect(await ps(h, { all: '1', filters: { publish: ['80/tcp'] } })).toEqual([])
+      // A name given with no values, as dockerd 20.10 reads it: Args.Contains selects nothing for an empty `ancestor`,
+      // `volume` or `network`; Match, MatchKVList and ExactMatch take an empty `status`, `name`, `id`, `label`, `health`
+      // or `exited` as no filter.
+      for (const empty of [[], {}]) {
+        for (const name of ['ancestor', 'volume', 'network']) expect(await ps(h, { all: '1', filters: { [name]: empty } }), name).toEqual([])
+        for (const name of ['status', 'name', 'id', 'label', 'health', 'exited', 'before', 'since', 'isolation']) expect(await ps(h, { all: '1', filters: { [name]: empty } }), name).toEqual(['web-2', 'db', 'api', 'web'])
+      }
+      // An empty `is-task`: 20.10's ExactMatch("is-task", "true") passes it (tasks only: none); Engine 23 on refuses it.
+      const oldPs = await h.fetch(`/v1.41/containers/json?all=1&filters=${encodeURIComponent('{"is-task":{}}')}`)
+      expect(await oldPs.json()).toEqual([])
+      const emptyTask = await h.fetch(`/v1.47/containers/json?all=1&filters=${encodeURIComponent('{"is-task":[]}')}`)
+      expect([emptyTask.status, ((await emptyTask.json()) as { message: string }).message]).toEqual([400, "invalid filter 'is-task'"])
+      // Engine 23 on reads is-task as GetBoolOrDefault: 1 and 0 too.
+      expect(await ps(h, { all: '1', filters: { 'is-task': ['0'] } })).toEqual(['web-2', 'db', 'api', 'web'])
       // An empty `publish` or `expose` is no filter (the daemon reads no port).
       expect(await ps(h, { all: '1', filters: { publish: [], expose: [] } })).toEqual(['web-2', 'db', 'api', 'web'])
       expect(await ps(h, { all: '1', filters: { publish: {} } })).toEqual(['web-2', 'db', 'api', 'web'])

@@ -126,11 +126,14 @@ function listContainers(svc: Service, target: Target) {
   // JSON null is no filter at all (Go's json leaves Docker's Args empty), as on GET /images/json.
   const sent = target.query.get('filters')
   const raw = sent?.trim() === 'null' ? undefined : sent
-  const keys = dockerFilterArgs(raw, { ...args, keysOfObjects: true }, target.version)
+  // A name given with no values is kept (`[]`): the daemon tests `ancestor`, `volume`, `network` and `is-task` with
+  // Args.Contains, so an empty one selects nothing (or, for `is-task`, is read below), and the rest with Match,
+  // MatchKVList or ExactMatch, where an empty one is no filter (checked by length below).
+  const keys = dockerFilterArgs(raw, { ...args, keysOfObjects: true, keepEmpty: true }, target.version)
   const f = { ...keys }
   if (f.health || f['is-task']) {
-    const exact = dockerFilterArgs(raw, args, target.version)
-    // Defined wherever `f` has the name: an empty `{}` or `[]` is no filter in both readings.
+    const exact = dockerFilterArgs(raw, { ...args, keepEmpty: true }, target.version)
+    // Defined wherever `f` has the name.
     for (const name of EXACT_FILTERS) if (f[name]) f[name] = exact[name]!
   }
   let all = boolValue(target.query.get('all'))
@@ -160,10 +163,22 @@ function listContainers(svc: Service, target: Target) {
   }
   let isTask: boolean | undefined
   if (f['is-task']) {
-    if (f['is-task'].includes('true')) isTask = true
-    else if (f['is-task'].includes('false')) isTask = false
-    // Go's %s of the []string: [a b].
-    else throw invalid('is-task', keys['is-task']!.join(','), ': expected true or false.').onWire(`${filterWord} 'is-task=[${keys['is-task']!.join(' ')}]'`)
+    const given = keys['is-task']!
+    const refused = () => invalid('is-task', given.join(','), `: expected true or false${old ? '' : ', 1 or 0'}.`)
+    if (old) {
+      // 20.10: ExactMatch("is-task", "true") first, which an empty set passes (only tasks: none), then "false".
+      if (given.length === 0 || f['is-task'].includes('true')) isTask = true
+      else if (f['is-task'].includes('false')) isTask = false
+      // Go's %s of the []string: [a b].
+      else throw refused().onWire(`${filterWord} 'is-task=[${given.join(' ')}]'`)
+    } else {
+      // Engine 23 on: GetBoolOrDefault, which refuses an empty set (no value in its words) and a set both or neither true and false.
+      if (given.length === 0) throw refused().onWire(`invalid filter 'is-task'`)
+      const yes = f['is-task'].includes('true') || f['is-task'].includes('1')
+      const no = f['is-task'].includes('false') || f['is-task'].includes('0')
+      if (yes === no) throw refused().onWire(`invalid filter 'is-task=[${given.join(' ')}]'`)
+      isTask = yes
+    }
   }
   for (const x of keys.health ?? []) {
     if (!HEALTH.includes(x)) {
@@ -188,8 +203,8 @@ function listContainers(svc: Service, target: Target) {
 
   // The Engine's fast path: ids by unique prefix (an ambiguous prefix matches nothing), then names among those.
   let candidates = ordered
-  if (f.id || f.name) {
-    const byId = f.id
+  if (f.id?.length || f.name?.length) {
+    const byId = f.id?.length
       ? new Set(f.id.flatMap((v) => {
           const hits = ordered.filter((c) => c.id.startsWith(v))
           return hits.length === 1 ? hits : []
@@ -198,7 +213,7 @@ function listContainers(svc: Service, target: Target) {
     const patterns = (f.name ?? []).map(nameMatcher)
     candidates = ordered.filter((c) => {
       if (byId && !byId.has(c)) return false
-      if (!f.name) return true
+      if (!f.name?.length) return true
       return patterns.some((match) => match(`/${c.name}`) || match(c.name))
     })
   }
@@ -225,10 +240,10 @@ function listContainers(svc: Service, target: Target) {
     }
     if (limit > 0 && out.length === limit) break
     if (exited.length && !(c.state === 'exited' && c.startedAt !== undefined && exited.includes(c.exitCode))) continue
-    if (f.status && !f.status.includes(c.state)) continue
+    if (f.status?.length && !f.status.includes(c.state)) continue
     // No fake container has a health check (Docker reports "none"), a volume or a port. `health` given only as false
     // values is empty here and matches nothing (ExactMatch). `network` names its one network by name or id, exactly.
-    if (f.health && !f.health.includes('none')) continue
+    if (keys.health?.length && !f.health!.includes('none')) continue
     // An empty `publish` or `expose` (`{"publish":{}}`) is no filter (the daemon tests len() of the ports it read);
     // `volume` is (Contains).
     if (f.volume || f.publish?.length || f.expose?.length) continue

@@ -309,11 +309,17 @@ function imageFilter(svc: Service, raw: string | undefined, version: string | un
   }
   // JSON null is no filter at all (Go's json leaves Docker's Args empty).
   if (raw?.trim() === 'null') raw = undefined
-  const f = dockerFilterArgs(raw, { ...args, keysOfObjects: true }, version)
+  // A name given with no values is kept (`[]`): an empty `reference` selects nothing (Args.Contains), an empty
+  // `dangling` is read below, and the rest are no filter when empty.
+  const f = dockerFilterArgs(raw, { ...args, keysOfObjects: true, keepEmpty: true }, version)
   let danglingOnly = false
-  if (f.dangling) {
-    // Read again with Docker's booleans (GetBoolOrDefault): defined, since `f.dangling` is (an empty object or list is no filter).
-    const set = dockerFilterArgs(raw, args, version).dangling!
+  if (f.dangling?.length === 0) {
+    // 20.10: ExactMatch("dangling", "true"), which an empty set passes; Engine 23 on: GetBoolOrDefault's refusal, no value.
+    if (!old) throw new InvalidFilterError(`invalid filter 'dangling': expected one of true, false, 1 or 0, e.g. {"dangling":{"true":true}}.`).onWire(`invalid filter 'dangling'`)
+    danglingOnly = true
+  } else if (f.dangling) {
+    // Read again with Docker's booleans (GetBoolOrDefault): defined, since `f.dangling` is.
+    const set = dockerFilterArgs(raw, { ...args, keepEmpty: true }, version).dangling!
     // 20.10 took `true` or `false` exactly (ExactMatch); Engine 28 takes 1 and 0 too (GetBoolOrDefault). The daemon
     // names the values as Go prints a []string.
     const yes = set.includes('true') || (!old && set.includes('1'))
@@ -330,12 +336,12 @@ function imageFilter(svc: Service, raw: string | undefined, version: string | un
   const before = bound('before')
   const since = bound('since')
   // Never labelled.
-  if (f.label) return { image: () => false, reference: () => false, danglingOnly }
+  if (f.label?.length) return { image: () => false, reference: () => false, danglingOnly }
   // The daemon matches (and so finds a bad pattern) only against the references it holds: none, no error.
   const held = svc.images.list().length > 0 || svc.images.digests().length > 0
   const patterns = held ? (f.reference ?? []).map((v) => referenceGlob(familiarName(v))) : []
   // Docker's reference.FamiliarMatch: the whole reference (`repo:tag`, `repo@sha256:...`), else its repository.
-  const reference = (ref: string) => patterns.length === 0 || patterns.some((p) => p.test(ref) || p.test(splitReference(ref).repository))
+  const reference = (ref: string) => f.reference === undefined || patterns.some((p) => p.test(ref) || p.test(splitReference(ref).repository))
   const image = (i: Image) => (before === undefined || i.created < before) && (since === undefined || i.created > since) && until.every((u) => i.created < u)
   return { image, reference, danglingOnly }
 }

@@ -1,5 +1,6 @@
 import { apiAtLeast } from './api-version'
 import { ConflictError, DocksideError, InvalidInputError, NotFoundError } from '../service/errors'
+import { goQueryError, badEscape } from './go/url'
 import { BodyTooLargeError } from './limits'
 import type { ProtoResponse } from './types'
 
@@ -80,6 +81,11 @@ export interface Target {
   /** The API version prefix, when given. */
   readonly version: string | undefined
   readonly query: ReadonlyMap<string, string>
+  /**
+   * What Go's url.ParseQuery refuses in the query (a broken `%` escape, a `;`), in its words: the daemon's routes that
+   * call ParseForm answer it as a 400 (see {@link queryRefusal}). Undefined when Go reads the query.
+   */
+  readonly queryError?: { readonly text: string; readonly part: string }
 }
 
 function decode(value: string): string {
@@ -127,5 +133,33 @@ export function parseTarget(url: string): Target {
   const m = /^\/v(\d+(?:\.\d+)*)(?=\/)/.exec(path)
   const version = m?.[1]
   if (m) path = path.slice(m[0].length)
-  return { url, path, version, query }
+  const queryError = q < 0 ? undefined : goQueryError(url.slice(q + 1))
+  return queryError === undefined ? { url, path, version, query } : { url, path, version, query, queryError }
+}
+
+/**
+ * The daemon's 400 for a query Go cannot read, on a route that calls httputils.ParseForm (most do; `_ping`, `version`,
+ * `info`, `auth` and container inspect do not): its words in the body, dockside's reading in the hint. Undefined when
+ * the query reads.
+ */
+export function queryRefusal(target: Target): ProtoResponse | undefined {
+  const error = target.queryError
+  if (error === undefined) return undefined
+  const part = JSON.stringify(error.part.length > 60 ? `${error.part.slice(0, 57)}...` : error.part)
+  const hint = error.text.startsWith('invalid semicolon')
+    ? `${error.text}: the query part ${part} holds a ";": separate query parameters with "&", and write a literal ";" in a value as %3B.`
+    : `${error.text}: in the query part ${part}, a "%" must start an escape of two hex digits; write a literal "%" as %25 (encodeURIComponent does).`
+  return dockerError(400, error.text, hint)
+}
+
+/**
+ * A request path Go's HTTP server refuses before any route (url.ParseRequestURI: a `%` not followed by two hex
+ * digits): its bare `400 Bad Request` in plain text, closing the connection, with none of the daemon's headers.
+ */
+export function badPathResponse(url: string): ProtoResponse | undefined {
+  const q = url.indexOf('?')
+  const bad = badEscape(q < 0 ? url : url.slice(0, q))
+  if (bad === undefined) return undefined
+  const hint = `the request path holds a broken escape ${JSON.stringify(bad)}, which Go's HTTP server refuses before any route: a "%" in a path must start an escape of two hex digits; write a literal "%" as %25 (encodeURIComponent does).`
+  return text(400, '400 Bad Request', { connection: 'close', [HINT_HEADER]: hint })
 }

@@ -7,7 +7,7 @@ import { dockerFilterArgs } from '../filters'
 import { resolveImage } from './images'
 import { compileGoRegexp, GoRegexpSyntaxError, GoRegexpTooLargeError, type GoRegexp } from '../go/regexp'
 import { goAtoiError, goParseUintError } from '../go/strconv'
-import { json, type Target } from '../http'
+import { json, queryRefusal, type Target } from '../http'
 import type { ProtoRequest, ProtoResponse } from '../types'
 
 
@@ -312,7 +312,7 @@ function container(svc: Service, ref: string, version: string | undefined): Cont
 
 /** `GET /containers/json`, `GET /containers/{id}/json`, `POST /containers/{id}/start|stop`. Undefined for other paths. */
 export function handleContainers(svc: Service, req: ProtoRequest, target: Target): ProtoResponse | undefined {
-  if (target.path === '/containers/json' && req.method === 'GET') return json(200, listContainers(svc, target))
+  if (target.path === '/containers/json' && req.method === 'GET') return queryRefusal(target) ?? json(200, listContainers(svc, target))
   const m = CONTAINER.exec(target.path)
   if (!m) return undefined
   let ref = m[1]
@@ -333,6 +333,9 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
     const length = req.headers['transfer-encoding'] ? -1 : Number(req.headers['content-length'] ?? 0)
     if (length > 7 || length === -1) throw new InvalidInputError(`starting container with non-empty request body was deprecated since API v1.22 and removed in v1.24: send POST /containers/{id}/start with no body (this one has ${length === -1 ? 'a chunked' : `a ${length}-byte`} body); a container's configuration is given when it is created.`).onWire('starting container with non-empty request body was deprecated since API v1.22 and removed in v1.24')
   }
+  // Each reads its form (httputils.ParseForm) here: stop first thing, start after the body check above.
+  const unreadable = queryRefusal(target)
+  if (unreadable) return unreadable
   const t = target.query.get('t')
   if (action === 'stop' && t !== undefined && t !== '' && goAtoi(t) === undefined) {
     throw new InvalidInputError(`Invalid "t" ${JSON.stringify(t)}: the seconds to wait before killing the container, an integer (-1: wait forever), e.g. t=10.`).onWire(goAtoiError(t)!, 500)

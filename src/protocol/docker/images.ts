@@ -10,7 +10,7 @@ import { qualifiedName } from '../../service/registries'
 import type { Service } from '../../core/service'
 import { compileGoRegexp, GO_REGEXP_MAX_STATES } from '../go/regexp'
 import { daemonReferenceText, referenceLimitError, referenceLimitHint } from './references'
-import { dockerError, invalidParameterStatus, json, type Target } from '../http'
+import { dockerError, invalidParameterStatus, json, queryRefusal, type Target } from '../http'
 import type { ProtoRequest, ProtoResponse } from '../types'
 
 const decode = (segment: string) => {
@@ -376,9 +376,12 @@ const IMAGE_TAG = /^\/images\/(.+)\/tag$/
 /** `GET /images/json`, `GET /images/{name}/json`, `POST /images/{name}/tag`. Undefined for other paths. */
 export function handleImages(svc: Service, req: ProtoRequest, target: Target): ProtoResponse | undefined {
   const { path } = target
-  if (path === '/images/json' && req.method === 'GET') return listImages(svc, target.query.get('filters'), target.version)
+  if (path === '/images/json' && req.method === 'GET') return queryRefusal(target) ?? listImages(svc, target.query.get('filters'), target.version)
   const ij = IMAGE_JSON.exec(path)
   if (ij && req.method === 'GET') {
+    // Engine 23 on reads the form first (getImagesByName); the 20.10 daemon did not read it.
+    const unreadable = apiAtLeast(target.version, '1.42') ? queryRefusal(target) : undefined
+    if (unreadable) return unreadable
     const sent = decode(ij[1])
     try {
       return json(200, inspect(svc, resolveOrThrow(svc, sent, target.version).image, target.version))
@@ -391,6 +394,8 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
   }
   const it = IMAGE_TAG.exec(path)
   if (it && req.method === 'POST') {
+    const unreadable = queryRefusal(target)
+    if (unreadable) return unreadable
     // As Engine 28's postImagesTag: `repo` is checked (httputils.RepoTagReference) before the image is looked up, and a
     // source it cannot find is a 404 whatever the reason. The 20.10 daemon (API 1.41 and older) looked the image up
     // first (daemon/images/image_tag.go).

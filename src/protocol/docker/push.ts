@@ -7,7 +7,7 @@ import { interruptedLine, pushEndedBy, PushReset, pushedByIdProblem, readPushTar
 import { apiAtLeast } from '../api-version'
 import { IMAGE_PLATFORM } from './images'
 import { connectLatency, findAction as find, refusalResponse } from '../faults'
-import { dockerError, invalidParameterStatus, jsonError, targetOf, type Target } from '../http'
+import { dockerError, invalidParameterStatus, jsonError, queryRefusal, targetOf, type Target } from '../http'
 import { SERVER_SHUTDOWN, TransportReset, type ProtoRequest, type ProtoResponse } from '../types'
 
 const asTransportReset = (error: unknown): never => {
@@ -176,6 +176,9 @@ export async function pushRoute(svc: Service, req: ProtoRequest, name: string, t
     refusedOnBoard(svc, read, 429, verdict.message)
     return refusalResponse(429, verdict.message, verdict.retryAfter)
   }
+  // postImagesPush reads its form first: a query Go cannot read is its 400.
+  const unreadable = queryRefusal(targetOf(req.url))
+  if (unreadable) return unreadable
   // Checked as sent, so the message names what the client wrote; the daemon's own words on the wire, with its status
   // for the API version, and dockside's help in X-Dockside-Hint.
   const version = targetOf(req.url).version

@@ -5,7 +5,7 @@ import type { TimerHandle } from '../../time/clock'
 import { SERVER_SHUTDOWN, TransportReset } from '../types'
 import { SHUTDOWN_REASON } from '../../service/close-code'
 import { connectLatency, findAction as find } from '../faults'
-import { jsonError, type Target } from '../http'
+import { jsonError, queryRefusal, type Target } from '../http'
 import { BACKLOG_CLOSE_CODE, backlogReason, resolveLimits, type ProtocolLimits } from '../limits'
 import type { ProtoRequest, ProtoResponse } from '../types'
 import { parseEventsQuery, sinceGone, follow, unfollow, nextSocketId, admit, paced, replaySince } from './common'
@@ -22,6 +22,9 @@ const STREAM_DROPPED = 'events stream dropped: the connection was reset with no 
  * the fake's live connections: a maintenance restart or `closeAll` ends it cleanly, `dropAll` cuts it.
  */
 export async function eventsStream(svc: Service, req: ProtoRequest, target: Target, limits: ProtocolLimits = resolveLimits(), hub?: StreamHub): Promise<ProtoResponse> {
+  // The daemon's getEvents reads its form first: a query Go cannot read is its 400.
+  const unreadable = queryRefusal(target)
+  if (unreadable) return unreadable
   const q = parseEventsQuery(req, target)
   const { key, response, decisions } = admit(svc, req, target, q)
   if (response) return response

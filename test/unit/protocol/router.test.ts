@@ -76,13 +76,15 @@ describe('handle', () => {
     expect((await body(res)).message).toBe('GET /events/ws is a websocket endpoint: send an Upgrade: websocket request.')
   })
 
-  it('a push name may be percent-encoded; a bad escape is taken as sent; the tag query wins', async () => {
+  it('a push name may be percent-encoded; a broken escape is Go\'s bare 400 before any route; the tag query wins', async () => {
     await using fake = fresh()
     const encoded = await fake.protocol.handle(request('POST', '/images/localhost%3A5000%2Fteam%2Fapp/push?tag=1.0'))
     expect(encoded.status).toBe(404)
     expect((await body(encoded)).message).toMatch(/localhost:5000\/team\/app:1\.0/)
-    const bad = await fake.protocol.handle(request('POST', '/images/app%E0%A4%A/push'))
-    expect((await body(bad)).message).toMatch(/app%E0%A4%A/)
+    const bad = await fake.protocol.handle(request('POST', '/v1.41/images/app%E0%A4%A/push'))
+    expect([bad.status, bad.headers['content-type'], bad.headers.connection, bad.headers['api-version']]).toEqual([400, 'text/plain; charset=utf-8', 'close', undefined])
+    expect(bad.headers['x-dockside-hint']).toMatch(/^the request path holds a broken escape "%A\/"/)
+    expect(fake.journal.ofType('push.start')).toEqual([])
     // Only POST pushes, only GET streams events: the other methods are no Docker route.
     for (const [method, url] of [['GET', '/images/app/push'], ['POST', '/events']]) {
       const res = await fake.protocol.handle(request(method, url))

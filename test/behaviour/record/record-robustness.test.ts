@@ -171,3 +171,25 @@ describe('a replayed recording under --clock auto', () => {
     await fake.close()
   })
 })
+
+describe('a replayed recording under --clock real', () => {
+  it('shows a container Created until its recorded start comes round, then running (docs/recording.md)', async () => {
+    const start = Date.UTC(2026, 0, 1)
+    const timeline = [{ at: 300, start: 'web', timeNano: String(BigInt(start + 300) * 1_000_000n + 7n) }]
+    const fake = createDockside({ scenario: { clock: { start }, containers: [{ id: id(8), name: 'web', image: 'busybox' }], timeline }, clock: { mode: 'real' } })
+    try {
+      const server = await fake.listen({ port: 0 })
+      const ps = async () => ((await (await fetch(`${server.url}/containers/json?all=1`)).json()) as { Names: string[]; State: string; Status: string }[]).map((c) => [c.Names[0], c.State, c.Status])
+      expect(await ps()).toEqual([['/web', 'created', 'Created']])
+      // The recorded start, awaited as a client would: the first line of the events stream.
+      const events = await fetch(`${server.url}/events?since=${start / 1000}&filters=${encodeURIComponent('{"event":["start"]}')}`)
+      const reader = events.body!.getReader()
+      const first = JSON.parse(new TextDecoder().decode((await reader.read()).value).split('\n')[0]) as { Action: string; timeNano: number }
+      await reader.cancel()
+      expect([first.Action, first.timeNano]).toEqual(['start', Number(timeline[0].timeNano)])
+      expect(await ps()).toEqual([['/web', 'running', expect.stringMatching(/^Up /)]])
+    } finally {
+      await fake.close()
+    }
+  })
+})

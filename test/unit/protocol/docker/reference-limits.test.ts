@@ -1,0 +1,61 @@
+// What distribution's reference.Parse refuses past its grammar (src/protocol/docker/references.ts): the name's length
+// counted as the daemon normalizes it, then the digest as go-digest validates it. Lengths measured against dockerd
+// 20.10: a one-part name of 237 characters is the longest (docker.io/library/ makes 255), 238 is refused.
+import { describe, expect, it } from 'vitest'
+import { referenceLimitError, referenceLimitHint } from '../../../../src/protocol/docker/references'
+
+const TOO_LONG = 'repository name must not be more than 255 characters'
+const hex = (n: number) => 'a'.repeat(n)
+
+describe('referenceLimitError', () => {
+  it('counts a name as ParseNormalizedNamed hands it to Parse: docker.io/, and library/ before one part', () => {
+    expect(referenceLimitError('a'.repeat(237))).toBeUndefined()
+    expect(referenceLimitError('a'.repeat(238))).toBe(TOO_LONG)
+    // Two parts on Docker Hub: docker.io/ only (10 characters).
+    expect(referenceLimitError(`team/${'a'.repeat(240)}`)).toBeUndefined()
+    expect(referenceLimitError(`team/${'a'.repeat(241)}`)).toBe(TOO_LONG)
+    // A registry host (a `.`, a `:` or localhost) is counted as given; index.docker.io is docker.io.
+    expect(referenceLimitError(`localhost:5000/${'b'.repeat(240)}`)).toBeUndefined()
+    expect(referenceLimitError(`localhost:5000/${'b'.repeat(241)}`)).toBe(TOO_LONG)
+    expect(referenceLimitError(`localhost/${'b'.repeat(245)}`)).toBeUndefined()
+    expect(referenceLimitError(`localhost/${'b'.repeat(246)}`)).toBe(TOO_LONG)
+    expect(referenceLimitError(`registry.example.com/${'b'.repeat(234)}`)).toBeUndefined()
+    expect(referenceLimitError(`registry.example.com/${'b'.repeat(235)}`)).toBe(TOO_LONG)
+    expect(referenceLimitError(`index.docker.io/${'c'.repeat(237)}`)).toBeUndefined()
+    expect(referenceLimitError(`index.docker.io/${'c'.repeat(238)}`)).toBe(TOO_LONG)
+    expect(referenceLimitError(`docker.io/library/${'c'.repeat(238)}`)).toBe(TOO_LONG)
+    // The tag and the digest do not count.
+    expect(referenceLimitError(`${'a'.repeat(237)}:${'t'.repeat(128)}`)).toBeUndefined()
+    expect(referenceLimitError(`${'a'.repeat(237)}@sha256:${hex(64)}`)).toBeUndefined()
+  })
+
+  it('then validates the digest: the algorithm, its length, lower-case hex', () => {
+    expect(referenceLimitError(`app@sha256:${hex(64)}`)).toBeUndefined()
+    expect(referenceLimitError(`app@sha384:${hex(96)}`)).toBeUndefined()
+    expect(referenceLimitError(`app@sha512:${hex(128)}`)).toBeUndefined()
+    expect(referenceLimitError(`app@sha256:${hex(32)}`)).toBe('invalid checksum digest length')
+    expect(referenceLimitError(`app@sha256:${hex(65)}`)).toBe('invalid checksum digest length')
+    expect(referenceLimitError(`app@sha512:${hex(64)}`)).toBe('invalid checksum digest length')
+    expect(referenceLimitError(`app@sha256:${'A'.repeat(64)}`)).toBe('invalid checksum digest format')
+    expect(referenceLimitError(`app@md5:${hex(32)}`)).toBe('unsupported digest algorithm')
+    expect(referenceLimitError(`app:1.0@sha256:${hex(32)}`)).toBe('invalid checksum digest length')
+    // The name's length is checked before the digest.
+    expect(referenceLimitError(`${'a'.repeat(238)}@sha256:${hex(32)}`)).toBe(TOO_LONG)
+  })
+
+  it('leaves what the grammar refuses to the callers: undefined', () => {
+    for (const ref of ['UPPER', `${'A'.repeat(300)}`, 'a//b', 'app:', 'app:bad!tag', `app@sha256:${hex(31)}`, 'app@1sha:' + hex(64), 'app@sha256:zz', `${'a'.repeat(300)}:bad!`]) {
+      expect(referenceLimitError(ref), ref).toBeUndefined()
+    }
+  })
+})
+
+describe('referenceLimitHint', () => {
+  it('names the repository as the daemon counts it, and how long it is', () => {
+    expect(referenceLimitHint('a'.repeat(238), TOO_LONG)).toBe(`${TOO_LONG}: "${'a'.repeat(77)}..." names the repository "docker.io/library/${'a'.repeat(59)}...", 256 characters as the daemon counts it (with docker.io/ and library/ before a Docker Hub name).`)
+    expect(referenceLimitHint(`x.io/${'b'.repeat(251)}:1`, TOO_LONG)).toMatch(/, 256 characters as the daemon counts it/)
+  })
+  it('says what a digest must be', () => {
+    expect(referenceLimitHint(`app@sha256:${hex(32)}`, 'invalid checksum digest length')).toBe(`invalid checksum digest length: the digest "sha256:${hex(32)}" after "@" must be sha256:<64 hex digits> (or sha384:<96>, sha512:<128>), in lower case.`)
+  })
+})

@@ -1,0 +1,74 @@
+// Go's strconv and net/url as the daemon's error texts show them (src/protocol/go/strconv.ts, url.ts). The expected
+// texts are Go's own: strconv.Quote, strconv.Atoi and strconv.ParseUint errors, url.EscapeError and url.ParseQuery,
+// as dockerd 20.10 sent them back in the side-by-side runs (docs/docker-compat.md).
+import { describe, expect, it } from 'vitest'
+import { goAtoiError, goParseUintError, goQuote } from '../../../../src/protocol/go/strconv'
+import { badEscape, goQueryError } from '../../../../src/protocol/go/url'
+
+describe('goQuote (strconv.Quote)', () => {
+  it('escapes quotes, backslashes and controls by name, other controls and DEL as \\xNN, keeps printable text', () => {
+    expect(goQuote('a"b\\c')).toBe('"a\\"b\\\\c"')
+    expect(goQuote('\x07\b\f\n\r\t\v')).toBe('"\\a\\b\\f\\n\\r\\t\\v"')
+    expect(goQuote('\x00\x1f\x7f')).toBe('"\\x00\\x1f\\x7f"')
+    expect(goQuote('héllo wörld €')).toBe('"héllo wörld €"')
+  })
+
+  it('writes what IsPrint refuses past ASCII as \\uNNNN, and past the BMP as \\UNNNNNNNN', () => {
+    expect(goQuote('\u00a0\u200b\u0085')).toBe('"\\u00a0\\u200b\\u0085"')
+    expect(goQuote('\u{e0001}')).toBe('"\\U000e0001"')
+    expect(goQuote('😀')).toBe('"😀"')
+  })
+})
+
+describe('goAtoiError (strconv.Atoi)', () => {
+  it('reads a sign and decimal digits within int64', () => {
+    for (const ok of ['0', '-1', '+7', '9223372036854775807', '-9223372036854775808', '007']) expect(goAtoiError(ok), ok).toBeUndefined()
+  })
+  it('is out of range past int64 and invalid syntax for anything else', () => {
+    expect(goAtoiError('9223372036854775808')).toBe('strconv.Atoi: parsing "9223372036854775808": value out of range')
+    expect(goAtoiError('-9223372036854775809')).toBe('strconv.Atoi: parsing "-9223372036854775809": value out of range')
+    for (const bad of ['', '+', '-', ' 1', '1.0', '0x10', '1_000']) expect(goAtoiError(bad), bad).toBe(`strconv.Atoi: parsing ${goQuote(bad)}: invalid syntax`)
+  })
+})
+
+describe('goParseUintError (strconv.ParseUint(s, 10, bits))', () => {
+  it('reads decimal digits up to the bit size', () => {
+    for (const ok of ['0', '65535', '00080']) expect(goParseUintError(ok, 16), ok).toBeUndefined()
+    expect(goParseUintError('4294967295', 32)).toBeUndefined()
+  })
+  it('refuses the first fault it reads: past the bit size is out of range even before a bad character', () => {
+    expect(goParseUintError('65536', 16)).toBe('strconv.ParseUint: parsing "65536": value out of range')
+    expect(goParseUintError('70000x', 16)).toBe('strconv.ParseUint: parsing "70000x": value out of range')
+    expect(goParseUintError('7x0000', 16)).toBe('strconv.ParseUint: parsing "7x0000": invalid syntax')
+    expect(goParseUintError('4294967296', 32)).toBe('strconv.ParseUint: parsing "4294967296": value out of range')
+    for (const bad of ['', '-1', '+1', ' 1', '1_0', 'abc']) expect(goParseUintError(bad, 16), bad).toBe(`strconv.ParseUint: parsing ${goQuote(bad)}: invalid syntax`)
+  })
+})
+
+describe('badEscape (url.unescape)', () => {
+  it('names the first % not followed by two hex digits, cut to three characters as url.EscapeError is', () => {
+    expect(badEscape('/a%20b%2F%e2%82%ac')).toBeUndefined()
+    expect(badEscape('/a%ZZb')).toBe('%ZZ')
+    expect(badEscape('/a%2')).toBe('%2')
+    expect(badEscape('/a%')).toBe('%')
+    expect(badEscape('/%41%4g/x')).toBe('%4g')
+    expect(badEscape('/%20%A/x')).toBe('%A/')
+    expect(badEscape('%%41')).toBe('%%4')
+  })
+})
+
+describe('goQueryError (url.ParseQuery)', () => {
+  it('reads whole escapes, + and empty parts', () => {
+    expect(goQueryError('a=1&b=%41+c&&d&=e')).toBeUndefined()
+  })
+  it('names the first broken escape, in a key or a value', () => {
+    expect(goQueryError('a=1&b=%ZZ&c=%YY')).toEqual({ text: 'invalid URL escape "%ZZ"', part: 'b=%ZZ' })
+    expect(goQueryError('%G1=x')).toEqual({ text: 'invalid URL escape "%G1"', part: '%G1=x' })
+    expect(goQueryError('a=%"]')).toEqual({ text: 'invalid URL escape "%\\"]"', part: 'a=%"]' })
+  })
+  it('a ";" in a part replaces an escape error before it, and is not replaced by one after it', () => {
+    expect(goQueryError('a=1;b=2')).toEqual({ text: 'invalid semicolon separator in query', part: 'a=1;b=2' })
+    expect(goQueryError('a=%ZZ&b;c')).toEqual({ text: 'invalid semicolon separator in query', part: 'b;c' })
+    expect(goQueryError('b;c&a=%ZZ')).toEqual({ text: 'invalid semicolon separator in query', part: 'b;c' })
+  })
+})

@@ -12,7 +12,9 @@ import { ensureUiBuilt, noChromium, openChromium } from './support'
 
 const skip = noChromium
 // Screenshots go to .tmp/ (so a test run leaves the checkout clean); DOCKSIDE_SCREENSHOTS=update writes the ones
-// docs/dashboard.md shows.
+// docs/dashboard.md shows. They ship in the package: quantize them before committing (`pngquant --quality=70-90
+// --strip --force --ext .png docs/dashboard/*.png`, Debian's pngquant), which takes them from 605 to 180 KB and keeps
+// the installed weight under its 12 MB bar (test/packaging/light-install.test.ts).
 const SHOTS = join(root, process.env.DOCKSIDE_SCREENSHOTS === 'update' ? 'docs/dashboard' : '.tmp/screenshots')
 
 describe.skipIf(skip)('the dashboard in Chromium', () => {

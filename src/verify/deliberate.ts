@@ -66,6 +66,14 @@ export const DELIBERATE: readonly Deliberate[] = [
       real[0]?.startsWith('exit ') ? [real, fake.map((l) => (/ container start /.test(l) ? l.replace('exitCode=0, ', '') : l))] : [[...real.filter((l) => !isJson(l)), ...serviceEvents(real.filter(isJson))], fake],
   },
   {
+    id: 'events-until-epoch',
+    kind: 'protocol',
+    reason:
+      'an until at or before the epoch stops the replay there (PROTOCOL.md: replay from a buffer, stop at until; docs/decisions 0023); the daemon caps its replay only at an until after 1970, so it sends every buffered event, then ends',
+    cases: /^events\/until-zero$/,
+    apply: (real, fake) => (fake.some(isJson) ? [real, fake] : [real.filter((l) => !isJson(l)), fake]),
+  },
+  {
     id: 'push-no-such-image',
     kind: 'spec',
     reason:

@@ -303,9 +303,12 @@ export const dockerEngineCases: Case[] = [
         return (await res.json()) as { RepoTags: string[] }[]
       }
       expect(await list()).toEqual([
-        { Containers: -1, Created: 1767225605, Id: app.id, Labels: {}, ParentId: '', RepoDigests: [`localhost:5000/team/app@${app.manifestDigest}`], RepoTags: ['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], SharedSize: -1, Size: 700 },
-        { Containers: -1, Created: 1767225600, Id: nginx.id, Labels: {}, ParentId: '', RepoDigests: [], RepoTags: ['nginx:1.27', 'nginx:latest'], SharedSize: -1, Size: 3345 },
+        { Containers: -1, Created: 1767225605, Id: app.id, Labels: null, ParentId: '', RepoDigests: [`localhost:5000/team/app@${app.manifestDigest}`], RepoTags: ['localhost:5000/team/app:1.0', 'localhost:5000/team/app:2.0'], SharedSize: -1, Size: 700 },
+        { Containers: -1, Created: 1767225600, Id: nginx.id, Labels: null, ParentId: '', RepoDigests: [], RepoTags: ['nginx:1.27', 'nginx:latest'], SharedSize: -1, Size: 3345 },
       ])
+      // Below API 1.43 an image's missing digests are Go's nil slice, null (dockerd 20.10 checked); its labels always are.
+      const old = (await (await h.fetch('/v1.42/images/json')).json()) as { RepoDigests: unknown; Labels: unknown }[]
+      expect(old.map((i) => [i.RepoDigests, i.Labels])).toEqual([[[`localhost:5000/team/app@${app.manifestDigest}`], null], [null, null]])
       const tags = async (filters: object) => (await list(filters)).map((i) => i.RepoTags)
       expect(await tags({ reference: { nginx: true } })).toEqual([['nginx:1.27', 'nginx:latest']])
       expect(await tags({ reference: ['nginx:1.*'] })).toEqual([['nginx:1.27']])

@@ -102,7 +102,8 @@ function summary(svc: Service, image: Image, version: string | undefined) {
     Containers: -1,
     Created: seconds(image.created),
     Id: image.id,
-    Labels: {},
+    // The image config's Labels, a nil map (null) for the fake's unlabelled images, as inspect's Config.Labels shows.
+    Labels: null,
     ParentId: '',
     RepoDigests: digestsOf(svc, image),
     RepoTags: tagsOf(svc, image),
@@ -365,7 +366,10 @@ function listImages(svc: Service, filters: string | undefined, version: string |
     const RepoDigests = s.RepoDigests.filter(filter.reference)
     if (RepoTags.length === 0 && RepoDigests.length === 0) continue
     if (filter.danglingOnly && RepoTags.length > 0) continue
-    out.push({ ...s, RepoDigests, RepoTags })
+    // Go's nil slice is JSON null: below API 1.43 the daemon sends an image's missing tags or digests so (dockerd 20.10
+    // checked); from 1.43 getImagesJSON makes them [].
+    const none = apiAtLeast(version, '1.43') ? [] : null
+    out.push({ ...s, RepoDigests: RepoDigests.length ? RepoDigests : none, RepoTags: RepoTags.length ? RepoTags : none })
   }
   return json(200, out.sort((a, b) => b.Created - a.Created))
 }

@@ -76,6 +76,8 @@ export function parseEventsQuery(req: ProtoRequest, target: Target): EventsQuery
  */
 function timestampOf(name: 'since' | 'until', target: Target, docker: boolean): bigint | undefined {
   const value = target.query.get(name)
+  // The daemon's eventTime reads a time whose seconds are -1 (`-1`, `-1.5`) as none given: ParseTimestamps' default.
+  if (docker && value !== undefined && /^-0*1(?:\.|$)/.test(value) && goTimestampError(value) === undefined) return undefined
   try {
     return parseTimestampNano(name, value)
   } catch (error) {

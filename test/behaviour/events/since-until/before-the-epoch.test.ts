@@ -61,6 +61,25 @@ describe('since before the epoch, as the Engine reads it', () => {
     expect(ws).toEqual({ events: ALL, code: 1000 })
   })
 
+  it('GET /events: seconds of -1 are no bound at all, as the daemon\'s eventTime reads them (-2 is a time)', async () => {
+    // The first line of an open stream after a new container starts: with since=-1 nothing is replayed (dockerd 20.10's
+    // ParseTimestamps default); the fake replayed every event from 1969.
+    let n = 0
+    const firstLine = async (q: string) => {
+      const res = await fetch(`${server.url}/v1.47/events?${q}`)
+      const reader = res.body!.getReader()
+      fake.containers.create({ name: `cache-${++n}`, image: 'redis' }).start()
+      const line = new TextDecoder().decode((await reader.read()).value).split('\n')[0]
+      await reader.cancel()
+      return lines(line)[0]
+    }
+    expect(await firstLine('since=-1')).toBe('start cache-1')
+    expect(await firstLine('since=-01.5')).toBe('start cache-2')
+    expect(await firstLine('since=-2')).toBe('start web')
+    // With an until, no since replays from the oldest event, as before.
+    expect(lines(await (await fetch(`${server.url}/v1.47/events?since=-1&until=${START + 5}`)).text())).toEqual(ALL)
+  })
+
   it('a time before 1970 is written as Docker writes it: whole seconds down, nanoseconds up', () => {
     expect(formatTimestamp(-500_000_000n)).toBe('-1.500000000')
     expect(formatTimestamp(-1_000_000_000n)).toBe('-1.000000000')

@@ -16,6 +16,7 @@ describe('goQuote (strconv.Quote)', () => {
   it('writes what IsPrint refuses past ASCII as \\uNNNN, and past the BMP as \\UNNNNNNNN', () => {
     expect(goQuote('\u00a0\u200b\u0085')).toBe('"\\u00a0\\u200b\\u0085"')
     expect(goQuote('\u{e0001}')).toBe('"\\U000e0001"')
+    expect(goQuote('\uffff')).toBe('"\\uffff"')
     expect(goQuote('😀')).toBe('"😀"')
   })
 })
@@ -65,6 +66,10 @@ describe('goQueryError (url.ParseQuery)', () => {
     expect(goQueryError('a=1&b=%ZZ&c=%YY')).toEqual({ text: 'invalid URL escape "%ZZ"', part: 'b=%ZZ' })
     expect(goQueryError('%G1=x')).toEqual({ text: 'invalid URL escape "%G1"', part: '%G1=x' })
     expect(goQueryError('a=%"]')).toEqual({ text: 'invalid URL escape "%\\"]"', part: 'a=%"]' })
+    // The key and the value are unescaped apart: an escape cut short by the "=" is named as Go names it.
+    expect(goQueryError('a%4=1')).toEqual({ text: 'invalid URL escape "%4"', part: 'a%4=1' })
+    expect(goQueryError('a=1%2')).toEqual({ text: 'invalid URL escape "%2"', part: 'a=1%2' })
+    expect(goQueryError('%2')).toEqual({ text: 'invalid URL escape "%2"', part: '%2' })
   })
   it('a ";" in a part replaces an escape error before it, and is not replaced by one after it', () => {
     expect(goQueryError('a=1;b=2')).toEqual({ text: 'invalid semicolon separator in query', part: 'a=1;b=2' })

@@ -88,5 +88,8 @@ describe('daemonReferenceText: what the daemon says of a push or tag name it ref
   it('a tag query the daemon refuses after a name it takes', () => {
     expect(daemonReferenceText('app', 'bad!', '1.47')).toBe('invalid tag format')
     expect(daemonReferenceText('app:', 'bad!', '1.47')).toBe('invalid reference format')
+    // The name is parsed first (RepoTagReference): a name it refuses is that refusal, whatever the tag.
+    expect(daemonReferenceText('a//b', 'bad!', '1.47')).toBe('invalid reference format')
+    expect(daemonReferenceText('app:1', 'bad!', '1.47')).toBe('invalid tag format')
   })
 })

@@ -174,6 +174,9 @@ export function createProtocol(host: ProtocolHost): Protocol {
         else if ((docker = !isAdmin(target.path) && target.path !== '/events/ws') && target.version !== undefined && newerThan(target.version, API_VERSION)) {
           // The Engine's version middleware: a client pinned past the daemon's API version is refused on every route.
           res = jsonError(400, `client version ${target.version} is too new. Maximum supported API version is ${API_VERSION}`)
+        } else if (docker && req.method === 'OPTIONS') {
+          // The Engine's CORS options route (`OPTIONS /{anyroute:.*}`): 200 and no body, whatever the path.
+          res = { status: 200, headers: { 'content-length': '0' } }
         } else if (push && req.method === 'POST') {
           let name: string
           try {

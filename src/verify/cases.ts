@@ -162,6 +162,7 @@ const ROUTE_CASES: Case[] = [
   { id: 'tag/digest-repo', title: 'tag to a digest reference', run: async (s, { state }) => answerLines(await s.request('POST', `${s.prefix}/images/${state.repo}:1.0/tag?repo=${state.repo}@sha256:${'0'.repeat(64)}`)) },
   { id: 'tag/unknown-source', title: 'tag of an unknown image', run: async (s, { state }) => answerLines(await s.request('POST', `${s.prefix}/images/${state.repo}:9.9/tag?repo=${state.repo}&tag=4.0`)) },
   { id: 'ping', title: 'GET /_ping', run: get(() => '/_ping') },
+  { id: 'options', title: 'OPTIONS on a Docker route (a browser\'s CORS preflight)', run: async (s) => answerLines(await s.request('OPTIONS', `${s.prefix}/containers/json`)) },
   { id: 'version', title: 'GET /version (keys)', run: get(() => '/version', 'keys') },
   { id: 'containers/list', title: 'GET /containers/json?all=1 filtered by label (keys)', run: get((_s, st) => `/containers/json?all=1&${filtersQuery({ label: [`dockside.verify=${st.run}`] })}`, 'keys') },
   { id: 'containers/inspect', title: 'GET /containers/{id}/json (keys)', run: get((s) => `/containers/${s.web.id}/json`, 'keys') },

@@ -92,6 +92,18 @@ describe('handle', () => {
     }
   })
 
+  it('OPTIONS on any Docker path is the Engine\'s CORS options route: 200, no body, its headers (it was a 404)', async () => {
+    await using fake = fresh()
+    for (const url of ['/v1.41/_ping', '/containers/json', '/v1.41/no/such/route', '/images/x/push']) {
+      const res = await fake.protocol.handle(request('OPTIONS', url))
+      expect([res.status, res.body ?? '', res.headers['content-length'], res.headers['api-version']], url).toEqual([200, '', '0', '1.47'])
+    }
+    // The version middleware still runs first.
+    expect((await fake.protocol.handle(request('OPTIONS', '/v1.99/_ping'))).status).toBe(400)
+    // The admin API keeps its own answers.
+    expect((await fake.protocol.handle(request('OPTIONS', '/_dockside/state'))).status).not.toBe(200)
+  })
+
   it('the admin API is never overridden, /_dockside itself included', async () => {
     await using fake = fresh()
     fake.use('GET /_dockside/health', { status: 503 })

@@ -1,6 +1,6 @@
 import { apiAtLeast } from './api-version'
 import { ConflictError, DocksideError, InvalidInputError, NotFoundError } from '../service/errors'
-import { goQueryError, badEscape } from './go/url'
+import { goCleanPath, goQueryError, badEscape } from './go/url'
 import { BodyTooLargeError } from './limits'
 import type { ProtoResponse } from './types'
 
@@ -153,13 +153,23 @@ export function queryRefusal(target: Target): ProtoResponse | undefined {
 }
 
 /**
- * A request path Go's HTTP server refuses before any route (url.ParseRequestURI: a `%` not followed by two hex
- * digits): its bare `400 Bad Request` in plain text, closing the connection, with none of the daemon's headers.
+ * What the Engine answers about a request path before any route: Go's HTTP server refuses a broken escape (a `%` not
+ * followed by two hex digits; url.ParseRequestURI) with its bare `400 Bad Request` in plain text, closing the
+ * connection, and gorilla/mux redirects an unclean path. Neither carries the daemon's headers. Undefined for a path
+ * the routes see.
  */
-export function badPathResponse(url: string): ProtoResponse | undefined {
+export function beforeRoutes(url: string): ProtoResponse | undefined {
   const q = url.indexOf('?')
-  const bad = badEscape(q < 0 ? url : url.slice(0, q))
-  if (bad === undefined) return undefined
+  const path = q < 0 ? url : url.slice(0, q)
+  const bad = badEscape(path)
+  if (bad === undefined) {
+    // The Engine's router (gorilla/mux) sends a path with `//`, `.` or `..` segments to its clean form: a 301 with
+    // no body and none of the daemon's headers, the query kept.
+    const clean = path.startsWith('/') ? goCleanPath(path) : path
+    if (clean === path || clean === '/_dockside' || clean.startsWith('/_dockside/')) return undefined
+    const hint = `the Engine's router redirects ${JSON.stringify(path)} to its clean form: request ${JSON.stringify(clean)}.`
+    return { status: 301, headers: { location: clean + (q < 0 ? '' : url.slice(q)), 'content-length': '0', [HINT_HEADER]: headerSafe(hint) } }
+  }
   const hint = `the request path holds a broken escape ${JSON.stringify(bad)}, which Go's HTTP server refuses before any route: a "%" in a path must start an escape of two hex digits; write a literal "%" as %25 (encodeURIComponent does).`
   return text(400, '400 Bad Request', { connection: 'close', [HINT_HEADER]: hint })
 }

@@ -6,7 +6,7 @@ import { guardAdmin, guardUpgrade, type AccessOptions, type Refusal } from './gu
 import { eventsUpgrade } from './events/routes'
 import { eventsStream } from './events/stream'
 import { createHub, type SocketHub } from './events/socket-hub'
-import { badPathResponse, errorResponse, json, jsonError, targetOf, type Target } from './http'
+import { beforeRoutes, errorResponse, json, jsonError, targetOf, type Target } from './http'
 import { BodyTooLargeError, HEADER_OVERFLOW_MESSAGE, headerOverflow, resolveLimits, type ProtocolLimits } from './limits'
 import { createOverrides, type OverrideStore } from './requests/overrides'
 import { pushRoute } from './docker/push'
@@ -156,9 +156,9 @@ export function createProtocol(host: ProtocolHost): Protocol {
       let override: string | undefined
       // A Docker Engine route (served, refused or failing): answered with the daemon's version headers.
       let docker = false
-      // What Go's HTTP server refuses in the request line, before any route or header: a broken escape in the path.
-      // The admin API keeps its own answers.
-      const badPath = isAdmin(target.path) ? undefined : badPathResponse(request.url)
+      // What Go's HTTP server and the Engine's router answer before any route or header: a broken escape in the path,
+      // an unclean path. The admin API keeps its own answers.
+      const badPath = isAdmin(target.path) ? undefined : beforeRoutes(request.url)
       if (badPath) {
         record(began, req, target, badPath.status, undefined, undefined)
         return dated(badPath, svc.clock.now())

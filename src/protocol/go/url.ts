@@ -34,3 +34,19 @@ export function goQueryError(query: string): { text: string; part: string } | un
   }
   return error
 }
+
+/**
+ * The path gorilla/mux redirects to (its cleanPath: Go's path.Clean, keeping a trailing slash): `//` and `.` segments
+ * gone, each `..` with the segment before it. The Engine's router answers a path that differs with a 301 to it.
+ */
+export function goCleanPath(path: string): string {
+  const rooted = path.startsWith('/') ? path : `/${path}`
+  const kept: string[] = []
+  for (const segment of rooted.split('/')) {
+    if (segment === '' || segment === '.') continue
+    if (segment === '..') kept.pop()
+    else kept.push(segment)
+  }
+  const clean = `/${kept.join('/')}`
+  return rooted.endsWith('/') && clean !== '/' ? `${clean}/` : clean
+}

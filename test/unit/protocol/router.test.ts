@@ -92,6 +92,24 @@ describe('handle', () => {
     }
   })
 
+  it('a path with //, . or .. segments is the Engine router\'s 301 to its clean form, the query kept (it was a 404)', async () => {
+    await using fake = fresh()
+    for (const [url, location] of [
+      ['/v1.41//containers/json?all=1', '/v1.41/containers/json?all=1'],
+      ['/v1.41/containers/../_ping', '/v1.41/_ping'],
+      ['/v1.41/./_ping', '/v1.41/_ping'],
+      ['//_ping', '/_ping'],
+      ['/v1.41/a/b/../../_ping/', '/v1.41/_ping/'],
+    ]) {
+      const res = await fake.protocol.handle(request('GET', url))
+      expect([res.status, res.headers.location, res.headers['content-length'], res.headers['api-version'], res.body ?? ''], url).toEqual([301, location, '0', undefined, ''])
+    }
+    // A trailing slash is clean: the route's own 404. The admin API keeps its answers.
+    expect((await fake.protocol.handle(request('GET', '/v1.41/_ping/'))).status).toBe(404)
+    expect((await fake.protocol.handle(request('GET', '//_dockside/state'))).status).not.toBe(301)
+    expect(fake.journal.ofType('request').map((r) => r.status)).toContain(301)
+  })
+
   it('OPTIONS on any Docker path is the Engine\'s CORS options route: 200, no body, its headers (it was a 404)', async () => {
     await using fake = fresh()
     for (const url of ['/v1.41/_ping', '/containers/json', '/v1.41/no/such/route', '/images/x/push']) {

@@ -3,7 +3,7 @@
 // as dockerd 20.10 sent them back in the side-by-side runs (docs/docker-compat.md).
 import { describe, expect, it } from 'vitest'
 import { goAtoiError, goParseUintError, goQuote } from '../../../../src/protocol/go/strconv'
-import { badEscape, goQueryError } from '../../../../src/protocol/go/url'
+import { badEscape, goCleanPath, goQueryError } from '../../../../src/protocol/go/url'
 
 describe('goQuote (strconv.Quote)', () => {
   it('escapes quotes, backslashes and controls by name, other controls and DEL as \\xNN, keeps printable text', () => {
@@ -75,5 +75,24 @@ describe('goQueryError (url.ParseQuery)', () => {
     expect(goQueryError('a=1;b=2')).toEqual({ text: 'invalid semicolon separator in query', part: 'a=1;b=2' })
     expect(goQueryError('a=%ZZ&b;c')).toEqual({ text: 'invalid semicolon separator in query', part: 'b;c' })
     expect(goQueryError('b;c&a=%ZZ')).toEqual({ text: 'invalid semicolon separator in query', part: 'b;c' })
+  })
+})
+
+describe('goCleanPath (gorilla/mux cleanPath: path.Clean, a trailing slash kept)', () => {
+  it('drops empty and . segments, each .. with the one before, never above the root', () => {
+    expect(goCleanPath('/v1.41/containers/json')).toBe('/v1.41/containers/json')
+    expect(goCleanPath('/v1.41//containers/json')).toBe('/v1.41/containers/json')
+    expect(goCleanPath('/v1.41/./_ping')).toBe('/v1.41/_ping')
+    expect(goCleanPath('/v1.41/a/b/../../_ping')).toBe('/v1.41/_ping')
+    expect(goCleanPath('/../../_ping')).toBe('/_ping')
+    expect(goCleanPath('_ping')).toBe('/_ping')
+    expect(goCleanPath('/')).toBe('/')
+    expect(goCleanPath('//')).toBe('/')
+    expect(goCleanPath('/..a/.b/')).toBe('/..a/.b/')
+  })
+  it('keeps a trailing slash, except for the root', () => {
+    expect(goCleanPath('/v1.41/_ping/')).toBe('/v1.41/_ping/')
+    expect(goCleanPath('/v1.41/x/..//')).toBe('/v1.41/')
+    expect(goCleanPath('/./')).toBe('/')
   })
 })

@@ -77,9 +77,32 @@ function dated(res: ProtoResponse, now: number): ProtoResponse {
  * The headers the Engine's version middleware sets on every answer of a Docker route, errors included (its mux's
  * `page not found` has none). An answer that names them itself keeps its own.
  */
-function withDockerHeaders(res: ProtoResponse): ProtoResponse {
-  if (res.status === 404 && res.headers['x-dockside-hint'] !== undefined && res.body === PAGE_NOT_FOUND_BODY) return goJsonLine(res)
-  return goJsonLine({ ...res, headers: { ...DOCKER_HEADERS, ...res.headers } })
+function withDockerHeaders(res: ProtoResponse, version: string | undefined): ProtoResponse {
+  if (res.status === 404 && res.headers['x-dockside-hint'] !== undefined && res.body === PAGE_NOT_FOUND_BODY) return plainBefore124(goJsonLine(res), version)
+  return plainBefore124(goJsonLine({ ...res, headers: { ...DOCKER_HEADERS, ...res.headers } }), version)
+}
+
+/**
+ * The oldest API version served: the 20.10 daemon's (its version middleware refuses older). Engine 25 on refuses
+ * below 1.24; the fake serves 1.23, the real service's own clients' version (docs/docker-compat.md).
+ */
+const MIN_API_VERSION = '1.12'
+
+/**
+ * An error to API 1.23 or older, as Engines before 25 send it (MakeErrorHandler: JSON errors only past 1.23): Go's
+ * http.Error, the message and a newline in plain text. dockerd 20.10 checked.
+ */
+function plainBefore124(res: ProtoResponse, version: string | undefined): ProtoResponse {
+  if (version === undefined || newerThan(version, '1.23') || res.status < 400 || typeof res.body !== 'string' || !res.headers['content-type']?.startsWith('application/json')) return res
+  let message: unknown
+  try {
+    message = (JSON.parse(res.body) as { message?: unknown }).message
+  } catch {
+    return res
+  }
+  if (typeof message !== 'string') return res
+  const body = `${message}\n`
+  return { ...res, headers: { ...res.headers, 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'content-length': String(new TextEncoder().encode(body).length) }, body }
 }
 
 /**
@@ -156,6 +179,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
       let override: string | undefined
       // A Docker Engine route (served, refused or failing): answered with the daemon's version headers.
       let docker = false
+      let versionRefused = false
       // What Go's HTTP server and the Engine's router answer before any route or header: a broken escape in the path,
       // an unclean path. The admin API keeps its own answers.
       const badPath = isAdmin(target.path) ? undefined : beforeRoutes(request.url)
@@ -174,6 +198,10 @@ export function createProtocol(host: ProtocolHost): Protocol {
         else if ((docker = !isAdmin(target.path) && target.path !== '/events/ws') && target.version !== undefined && newerThan(target.version, API_VERSION)) {
           // The Engine's version middleware: a client pinned past the daemon's API version is refused on every route.
           res = jsonError(400, `client version ${target.version} is too new. Maximum supported API version is ${API_VERSION}`)
+          versionRefused = true
+        } else if (docker && target.version !== undefined && newerThan(MIN_API_VERSION, target.version)) {
+          res = jsonError(400, `client version ${target.version} is too old. Minimum supported API version is ${MIN_API_VERSION}, please upgrade your client to a newer version`)
+          versionRefused = true
         } else if (docker && req.method === 'OPTIONS') {
           // The Engine's CORS options route (`OPTIONS /{anyroute:.*}`): 200 and no body, whatever the path.
           res = { status: 200, headers: { 'content-length': '0' } }
@@ -198,7 +226,12 @@ export function createProtocol(host: ProtocolHost): Protocol {
       } catch (error) {
         res = errorResponse(error)
       }
-      if (docker) res = withDockerHeaders(res)
+      if (docker) res = withDockerHeaders(res, target.version)
+      // The version middleware refuses before the experimental one (inside it) has set its header.
+      if (versionRefused) {
+        const { 'docker-experimental': _, ...headers } = res.headers
+        res = { ...res, headers }
+      }
       // Reading what the fake did (the journal, the dashboard's live feed and its acknowledgements) is not recorded:
       // an open dashboard, acknowledging at the pace of the wall, would change the journal of a seeded run.
       if (!watching(target.path)) record(began, req, target, res.status, override, bodyText)

@@ -187,6 +187,8 @@ const ROUTE_CASES: Case[] = [
   { id: 'errors/list-unknown-filter', title: 'GET /containers/json with an unknown filter name', run: get(() => `/containers/json?${filtersQuery({ colour: ['red'] })}`) },
   { id: 'errors/since-after-until', title: 'GET /events with since after until', run: get(() => '/events?since=10&until=5') },
   { id: 'errors/path-escape', title: 'a broken escape in the request path', run: get(() => '/containers/dockside-verify-%ZZ/json') },
+  { id: 'errors/api-1.23', title: 'an error to API 1.23 (plain text before JSON errors)', run: async (s) => answerLines(await s.request('GET', '/v1.23/containers/dockside-verify-nope/json')) },
+  { id: 'errors/api-too-old', title: 'an API version older than the daemon serves', run: async (s) => answerLines(await s.request('GET', '/v1.11/_ping')) },
   { id: 'errors/unclean-path', title: 'a path with // (the router redirects it)', run: get(() => '//containers/json?all=1') },
   { id: 'errors/query-escape', title: 'a broken escape in a query a route reads', run: get(() => '/containers/json?all=%ZZ') },
   { id: 'errors/query-semicolon', title: 'a ";" between query parameters', run: get(() => '/containers/json?all=1;size=1') },

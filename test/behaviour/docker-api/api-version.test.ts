@@ -19,6 +19,33 @@ async function serve() {
   return { fake, server: await fake.listen({ port: 0 }) }
 }
 
+it('a version before 1.12 is the 20.10 daemon\'s 400; an error to 1.23 or older is plain text, as Engines before 25 send it', async () => {
+  // Both checked side by side with dockerd 20.10: the fake served 1.0 and answered every error in JSON.
+  const { server } = await serve()
+  const answer = async (path: string) => {
+    const res = await fetch(server.url + path)
+    return [res.status, res.headers.get('content-type'), res.headers.get('x-content-type-options'), await res.text()]
+  }
+  const plain = (status: number, text: string) => [status, 'text/plain; charset=utf-8', 'nosniff', `${text}\n`]
+  expect(await answer('/v1.11/_ping')).toEqual(plain(400, 'client version 1.11 is too old. Minimum supported API version is 1.12, please upgrade your client to a newer version'))
+  expect(await answer('/v1.0/containers/json')).toEqual(plain(400, 'client version 1.0 is too old. Minimum supported API version is 1.12, please upgrade your client to a newer version'))
+  expect(await answer('/v1.23/containers/nope/json')).toEqual(plain(404, 'No such container: nope'))
+  expect(await answer('/v1.12/nope')).toEqual(plain(404, 'page not found'))
+  expect(await answer('/v1.23/events?since=5&until=3')).toEqual(plain(400, '`since` time (5) cannot be after `until` time (3)'))
+  // Past 1.23 (1.23.1 included, as Go's versions compare), JSON.
+  for (const path of ['/v1.24/containers/nope/json', '/v1.23.1/containers/nope/json', '/containers/nope/json']) {
+    expect(await answer(path), path).toEqual([404, 'application/json', null, '{"message":"No such container: nope"}\n'])
+  }
+  // What is not an error keeps its own type.
+  expect((await answer('/v1.12/_ping'))[0]).toBe(200)
+  // The version middleware refuses before the experimental middleware inside it sets Docker-Experimental.
+  for (const [path, experimental] of [['/v1.11/_ping', null], ['/v1.99/_ping', null], ['/v1.23/_ping', 'false'], ['/v1.23/containers/nope/json', 'false']]) {
+    const res = await fetch(server.url + path)
+    await res.arrayBuffer()
+    expect([res.headers.get('docker-experimental'), res.headers.get('api-version')], path).toEqual([experimental, '1.47'])
+  }
+})
+
 it('a version past 1.47 is a 400 naming the maximum; 1.47, 1.23 and no prefix are served', async () => {
   const { server } = await serve()
   const answers: string[] = []

@@ -39,7 +39,7 @@ it('a version before 1.12 is the 20.10 daemon\'s 400; an error to 1.23 or older 
   // What is not an error keeps its own type.
   expect((await answer('/v1.12/_ping'))[0]).toBe(200)
   // The version middleware refuses before the experimental middleware inside it sets Docker-Experimental.
-  for (const [path, experimental] of [['/v1.11/_ping', null], ['/v1.99/_ping', null], ['/v1.23/_ping', 'false'], ['/v1.23/containers/nope/json', 'false']]) {
+  for (const [path, experimental] of [['/v1.11/_ping', null], ['/v1.99/_ping', null], ['/v1.23/_ping', 'false'], ['/v1.23/containers/nope/json', 'false']] as const) {
     const res = await fetch(server.url + path)
     await res.arrayBuffer()
     expect([res.headers.get('docker-experimental'), res.headers.get('api-version')], path).toEqual([experimental, '1.47'])

@@ -1,4 +1,5 @@
 import type { Service } from '../core/service'
+import { apiAtLeast } from './api-version'
 import type { ProtocolHost } from './host'
 import { handleAdmin } from './admin/routes'
 import { API_VERSION, DOCKER_HEADERS, handleDocker, PAGE_NOT_FOUND_BODY, unservedDocker } from './docker/routes'
@@ -78,8 +79,8 @@ function dated(res: ProtoResponse, now: number): ProtoResponse {
  * `page not found` has none). An answer that names them itself keeps its own.
  */
 function withDockerHeaders(res: ProtoResponse, version: string | undefined): ProtoResponse {
-  if (res.status === 404 && res.headers['x-dockside-hint'] !== undefined && res.body === PAGE_NOT_FOUND_BODY) return plainBefore124(goJsonLine(res), version)
-  return plainBefore124(goJsonLine({ ...res, headers: { ...DOCKER_HEADERS, ...res.headers } }), version)
+  if (res.status === 404 && res.headers['x-dockside-hint'] !== undefined && res.body === PAGE_NOT_FOUND_BODY) return plainBefore124(goJsonLine(res, version), version)
+  return plainBefore124(goJsonLine({ ...res, headers: { ...DOCKER_HEADERS, ...res.headers } }, version), version)
 }
 
 /**
@@ -102,17 +103,25 @@ function plainBefore124(res: ProtoResponse, version: string | undefined): ProtoR
   }
   if (typeof message !== 'string') return res
   const body = `${message}\n`
-  return { ...res, headers: { ...res.headers, 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'content-length': String(new TextEncoder().encode(body).length) }, body }
+  return { ...res, headers: { ...res.headers, 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'content-length': String(encoder.encode(body).length) }, body }
 }
 
 /**
- * A Docker route's JSON answer ends with a newline, as the daemon's httputils.WriteJSON writes it (json.Encoder.Encode):
- * a client that reads the body to its end, or compares it, gets the same bytes.
+ * A Docker route's JSON answer as the daemon's httputils.WriteJSON writes it (json.Encoder.Encode, HTML left as it is):
+ * a newline at the end, U+2028 and U+2029 escaped (Go always escapes them), and below API 1.42 `\b` and `\f` written
+ * as `\u0008` and `\u000c`, as the Go before 1.22 that built Engine 20.10 wrote them (dockerd 20.10 checked). A client
+ * that reads the body to its end, or compares it, gets the same bytes.
  */
-function goJsonLine(res: ProtoResponse): ProtoResponse {
+const encoder = new TextEncoder()
+
+function goJsonLine(res: ProtoResponse, version: string | undefined): ProtoResponse {
   if (typeof res.body !== 'string' || res.body.endsWith('\n') || !res.headers['content-type']?.startsWith('application/json')) return res
+  let body = res.body.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
+  // Escape by escape, left to right, so an escaped backslash before a `b` stays what it is.
+  if (!apiAtLeast(version, '1.42') && /\\[bf]/.test(body)) body = body.replace(/\\(.)/g, (m: string, c: string) => (c === 'b' ? '\\u0008' : c === 'f' ? '\\u000c' : m))
+  body += '\n'
   const length = res.headers['content-length']
-  return { ...res, body: `${res.body}\n`, headers: length === undefined ? res.headers : { ...res.headers, 'content-length': String(Number(length) + 1) } }
+  return { ...res, body, headers: length === undefined ? res.headers : { ...res.headers, 'content-length': String(encoder.encode(body).length) } }
 }
 
 function newerThan(a: string, b: string): boolean {

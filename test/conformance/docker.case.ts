@@ -48,6 +48,24 @@ const login = (body: unknown) => ({ method: 'POST', headers: { 'content-type': '
 
 export const dockerCases: Case[] = [
   {
+    // dockerd 20.10 checked: its JSON keeps < & > as they are, escapes U+2028 and U+2029, and (built with a Go before
+    // 1.22) writes a backspace as \u0008; Engine 28's Go writes \b.
+    name: "Docker routes' JSON is Go's json.Encoder's: U+2028/U+2029 escaped, HTML as it is, \\b by API version, a newline at the end",
+    async run({ fake, h }) {
+      fake.containers.create({ name: 'odd', image: 'nginx', labels: { a: 'x\u2028y<&>\bz\\b\f' } })
+      const raw = async (version: string) => {
+        const res = await h.fetch(`/${version}/containers/json?all=1`)
+        const text = await res.text()
+        expect(Number(res.headers.get('content-length') ?? new TextEncoder().encode(text).length), version).toBe(new TextEncoder().encode(text).length)
+        expect(text.endsWith(']\n'), version).toBe(true)
+        return /"Labels":\{"a":"([^"]*)"/.exec(text)![1]
+      }
+      expect(await raw('v1.41')).toBe('x\\u2028y<&>\\u0008z\\\\b\\u000c')
+      expect(await raw('v1.47')).toBe('x\\u2028y<&>\\bz\\\\b\\f')
+      expect(((await (await h.fetch('/v1.41/containers/json?all=1')).json()) as { Labels: Record<string, string> }[])[0].Labels.a).toBe('x\u2028y<&>\bz\\b\f')
+    },
+  },
+  {
     // The same patterns gave the same tags and errors against dockerd 20.10 (busybox:local, 127.0.0.1:5055/team/app:1.0).
     name: "GET /images/json's reference filter is Go's path.Match: ?, classes, ranges, negation, escapes; a malformed pattern is the daemon's 500",
     async run({ fake, h }) {

@@ -1,4 +1,5 @@
 import type { Service } from '../core/service'
+import { goPathSegment } from './go/url'
 import { apiAtLeast } from './api-version'
 import type { ProtocolHost } from './host'
 import { handleAdmin } from './admin/routes'
@@ -215,13 +216,7 @@ export function createProtocol(host: ProtocolHost): Protocol {
           // The Engine's CORS options route (`OPTIONS /{anyroute:.*}`): 200 and no body, whatever the path.
           res = { status: 200, headers: { 'content-length': '0' } }
         } else if (push && req.method === 'POST') {
-          let name: string
-          try {
-            name = decodeURIComponent(push[1])
-          } catch {
-            name = push[1]
-          }
-          res = await pushRoute(svc, req, name, target.query.get('tag') || undefined, target.query.get('client'))
+          res = await pushRoute(svc, req, goPathSegment(push[1]), target.query.get('tag') || undefined, target.query.get('client'))
         } else if (target.path === '/events/ws') {
           res = jsonError(400, 'GET /events/ws is a websocket endpoint: send an Upgrade: websocket request.')
         } else if (target.path === '/events' && req.method === 'GET') {

@@ -161,6 +161,9 @@ export const dockerEngineCases: Case[] = [
       // A broken escape in the path is Go's HTTP server's bare 400 before any route (dockerd 20.10 checked).
       const bad = await h.fetch('/containers/%E0%A4%A/json')
       expect([bad.status, bad.headers.get('content-type'), await bad.text()]).toEqual([400, 'text/plain; charset=utf-8', '400 Bad Request'])
+      // Escapes that are not UTF-8: each bad byte is U+FFFD, as the daemon names it (`No such container: \ufffd\ufffd`).
+      const notUtf8 = await h.fetch('/containers/%E0%A4/json')
+      expect([notUtf8.status, await message(notUtf8)]).toEqual([404, 'No such container: \ufffd\ufffd'])
       // A query Go cannot read: inspect never reads its form, so the container is answered.
       expect((await h.fetch(`/v1.41/containers/${web.id}/json?x=%ZZ`)).status).toBe(200)
     },

@@ -7,6 +7,7 @@ import { dockerFilterArgs } from '../filters'
 import { resolveImage } from './images'
 import { compileGoRegexp, GoRegexpSyntaxError, GoRegexpTooLargeError, type GoRegexp } from '../go/regexp'
 import { goAtoiError, goParseUintError } from '../go/strconv'
+import { goPathSegment } from '../go/url'
 import { json, queryRefusal, type Target } from '../http'
 import type { ProtoRequest, ProtoResponse } from '../types'
 
@@ -315,12 +316,7 @@ export function handleContainers(svc: Service, req: ProtoRequest, target: Target
   if (target.path === '/containers/json' && req.method === 'GET') return queryRefusal(target) ?? json(200, listContainers(svc, target))
   const m = CONTAINER.exec(target.path)
   if (!m) return undefined
-  let ref = m[1]
-  try {
-    ref = decodeURIComponent(ref)
-  } catch {
-    // keep the raw reference; the lookup fails with a clear message
-  }
+  const ref = goPathSegment(m[1])
   const [, , action] = m
   if (action === 'json' && req.method === 'GET') {
     const c = container(svc, ref, target.version)

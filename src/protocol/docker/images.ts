@@ -1,4 +1,5 @@
 import { goContainerConfig, IMAGE_ENV } from './container-json'
+import { goPathSegment } from '../go/url'
 import { apiAtLeast } from '../api-version'
 import { DocksideError, InvalidFilterError, InvalidInputError, NotFoundError } from '../../service/errors'
 import { dockerFilterArgs } from '../filters'
@@ -13,13 +14,6 @@ import { daemonReferenceText, referenceLimitError, referenceLimitHint } from './
 import { dockerError, invalidParameterStatus, json, queryRefusal, type Target } from '../http'
 import type { ProtoRequest, ProtoResponse } from '../types'
 
-const decode = (segment: string) => {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
-}
 
 const seconds = (ms: number) => Math.floor(ms / 1000)
 
@@ -386,7 +380,7 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
     // Engine 23 on reads the form first (getImagesByName); the 20.10 daemon did not read it.
     const unreadable = apiAtLeast(target.version, '1.42') ? queryRefusal(target) : undefined
     if (unreadable) return unreadable
-    const sent = decode(ij[1])
+    const sent = goPathSegment(ij[1])
     try {
       return json(200, inspect(svc, resolveOrThrow(svc, sent, target.version).image, target.version))
     } catch (error) {
@@ -406,7 +400,7 @@ export function handleImages(svc: Service, req: ProtoRequest, target: Target): P
     const old = invalidParameterStatus(target.version) === 500
     const source = () => {
       try {
-        return resolveOrThrow(svc, decode(it[1]), target.version)
+        return resolveOrThrow(svc, goPathSegment(it[1]), target.version)
       } catch (error) {
         // errdefs.NotFound(err): a source that is no reference at all is a 404 too, from API 1.42.
         if (!old && error instanceof DocksideError && !(error instanceof NotFoundError)) throw new NotFoundError(error.message).onWire(error.wire ?? error.message)

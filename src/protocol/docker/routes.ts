@@ -1,4 +1,5 @@
 import { apiAtLeast } from '../api-version'
+import { goPathSegment } from '../go/url'
 import { goJsonError, goJsonKind } from '../go/json-error'
 import { loadGoRegexp } from '../go/regexp'
 import { isLoopback } from '../guard'
@@ -278,22 +279,15 @@ function notFoundObject(path: string): ProtoResponse | undefined {
   const network = NETWORK.exec(path)
   const none = (what: string) => `this fake has no ${what} (it serves containers and images; see docs/docker-compat.md).`
   // The daemon's words (libnetwork, the volume service, the plugin store); the fake's in the hint.
-  if (network) return dockerError(404, `network ${decode(network[1])} not found`, `network ${decode(network[1])} not found: ${none('networks')}`)
+  if (network) return dockerError(404, `network ${goPathSegment(network[1])} not found`, `network ${goPathSegment(network[1])} not found: ${none('networks')}`)
   const volume = VOLUME.exec(path)
-  if (volume) return dockerError(404, `get ${decode(volume[1])}: no such volume`, `get ${decode(volume[1])}: no such volume: ${none('volumes')}`)
+  if (volume) return dockerError(404, `get ${goPathSegment(volume[1])}: no such volume`, `get ${goPathSegment(volume[1])}: no such volume: ${none('volumes')}`)
   const plugin = PLUGIN.exec(path)
   // Go's %q: the name in double quotes.
-  if (plugin) return dockerError(404, `plugin ${JSON.stringify(decode(plugin[1]))} not found`, `plugin ${JSON.stringify(decode(plugin[1]))} not found: ${none('plugins')}`)
+  if (plugin) return dockerError(404, `plugin ${JSON.stringify(goPathSegment(plugin[1]))} not found`, `plugin ${JSON.stringify(goPathSegment(plugin[1]))} not found: ${none('plugins')}`)
   return undefined
 }
 
-const decode = (segment: string) => {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
-}
 
 /**
  * Docker-compatible routes the `docker` CLI and dockerode call: ping, version, info, login, images, containers.

@@ -50,3 +50,40 @@ export function goCleanPath(path: string): string {
   const clean = `/${kept.join('/')}`
   return rooted.endsWith('/') && clean !== '/' ? `${clean}/` : clean
 }
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * A path segment as Go's router hands it to a route (its unescaped URL.Path): `%XX` escapes are bytes, and bytes that
+ * are not UTF-8 read as U+FFFD each, as Go's JSON writes a name holding them (`No such container: \ufffd\ufffd` for
+ * `%E0%A4`). A broken escape never gets here: {@link badEscape} refused it before any route; one that does is kept as sent.
+ */
+export function goPathSegment(segment: string): string {
+  if (!segment.includes('%') || badEscape(segment) !== undefined) return segment
+  // Each run of escapes is bytes; the characters between them stay as they came, as decodeURIComponent leaves them.
+  return segment.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => goUtf8(Uint8Array.from(run.slice(1).split('%'), (h) => Number.parseInt(h, 16))))
+}
+
+/** Bytes as Go's utf8.DecodeRune walks them: each byte that starts no valid sequence is one U+FFFD. */
+function goUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    let out = ''
+    for (let i = 0; i < bytes.length; ) {
+      const b = bytes[i]
+      const size = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0
+      let rune: string | undefined
+      if (size > 0 && i + size <= bytes.length) {
+        try {
+          rune = utf8.decode(bytes.subarray(i, i + size))
+        } catch {
+          rune = undefined
+        }
+      }
+      out += rune ?? '\ufffd'
+      i += rune === undefined ? 1 : size
+    }
+    return out
+  }
+}

@@ -11,6 +11,19 @@ const push = (fake: Dockside, url: string, headers: Record<string, string> = {},
   fake.protocol.handle({ method: 'POST', url, headers, signal, body: async () => '' })
 const message = (res: { body?: unknown }) => JSON.parse(res.body as string).message as string
 
+/** A push dribbling a line a second, its first line read and its second asked for: what a leaving party interrupts. */
+async function dribbling(fake: Dockside) {
+  fake.images.add('localhost:5000/app', { tags: ['1.0'], layers: [10] })
+  fake.faults.add({ on: 'push', dribble: { line: '1s' } })
+  const ac = new AbortController()
+  const res = await push(fake, '/images/localhost:5000/app/push?tag=1.0', {}, ac.signal)
+  const it = (res.body as AsyncIterable<string>)[Symbol.asyncIterator]()
+  const first = it.next()
+  await fake.clock.advance(1000)
+  expect((await first).done).toBe(false)
+  return { ac, body: it, second: it.next() }
+}
+
 describe('the push route', () => {
   it('is rate limited per client (X-Dockside-Client, else address): 429 with Retry-After', async () => {
     await using fake = createDockside({ seed: 1, rateLimit: { route: 'push', limit: 1, window: '10s' } })
@@ -134,15 +147,7 @@ describe('the push route', () => {
 
   it('a client gone during a dribble ends the body there, with no error line, journaled as cancelled by the client', async () => {
     await using fake = createDockside({ seed: 1 })
-    fake.images.add('localhost:5000/app', { tags: ['1.0'], layers: [10] })
-    fake.faults.add({ on: 'push', dribble: { line: '1s' } })
-    const ac = new AbortController()
-    const res = await push(fake, '/images/localhost:5000/app/push?tag=1.0', {}, ac.signal)
-    const it = (res.body as AsyncIterable<string>)[Symbol.asyncIterator]()
-    const first = it.next()
-    await fake.clock.advance(1000)
-    expect((await first).done).toBe(false)
-    const second = it.next()
+    const { ac, second } = await dribbling(fake)
     ac.abort()
     expect(await second).toEqual({ done: true, value: undefined })
     expect(fake.journal.ofType('push.cancelled').map(({ repository, tag, registry, by }) => ({ repository, tag, registry, by }))).toEqual([
@@ -152,19 +157,11 @@ describe('the push route', () => {
 
   it("the server closing during a dribble ends the body with the push's error line (a clean end reads as pushed)", async () => {
     await using fake = createDockside({ seed: 1 })
-    fake.images.add('localhost:5000/app', { tags: ['1.0'], layers: [10] })
-    fake.faults.add({ on: 'push', dribble: { line: '1s' } })
-    const ac = new AbortController()
-    const res = await push(fake, '/images/localhost:5000/app/push?tag=1.0', {}, ac.signal)
-    const it = (res.body as AsyncIterable<string>)[Symbol.asyncIterator]()
-    const first = it.next()
-    await fake.clock.advance(1000)
-    expect((await first).done).toBe(false)
-    const second = it.next()
+    const { ac, body, second } = await dribbling(fake)
     ac.abort(SERVER_SHUTDOWN)
     const why = "push of localhost:5000/app:1.0 interrupted: the fake's server closed; this tag was not pushed"
     expect(await second).toEqual({ done: false, value: `{"errorDetail":{"message":"${why}"},"error":"${why}"}\r\n` })
-    expect((await it.next()).done).toBe(true)
+    expect((await body.next()).done).toBe(true)
     expect(fake.journal.ofType('push.cancelled').map((e) => e.by)).toEqual(['server'])
   })
 

@@ -3,7 +3,7 @@
 // as dockerd 20.10 sent them back in the side-by-side runs (docs/docker-compat.md).
 import { describe, expect, it } from 'vitest'
 import { goAtoiError, goParseUintError, goQuote } from '../../../../src/protocol/go/strconv'
-import { badEscape, goCleanPath, goQueryError } from '../../../../src/protocol/go/url'
+import { badEscape, goCleanPath, goPathSegment, goQueryError } from '../../../../src/protocol/go/url'
 
 describe('goQuote (strconv.Quote)', () => {
   it('escapes quotes, backslashes and controls by name, other controls and DEL as \\xNN, keeps printable text', () => {
@@ -94,5 +94,23 @@ describe('goCleanPath (gorilla/mux cleanPath: path.Clean, a trailing slash kept)
     expect(goCleanPath('/v1.41/_ping/')).toBe('/v1.41/_ping/')
     expect(goCleanPath('/v1.41/x/..//')).toBe('/v1.41/')
     expect(goCleanPath('/./')).toBe('/')
+  })
+})
+
+describe('goPathSegment (the unescaped path Go hands a route)', () => {
+  it('decodes escapes to bytes read as UTF-8, leaving other characters as they came', () => {
+    expect(goPathSegment('localhost%3A5000%2Fteam%2Fapp')).toBe('localhost:5000/team/app')
+    expect(goPathSegment('caf%C3%A9')).toBe('café')
+    expect(goPathSegment('%F0%9F%98%80x')).toBe('😀x')
+    expect(goPathSegment('plain+name')).toBe('plain+name')
+  })
+  it('reads each byte that starts no UTF-8 sequence as U+FFFD, as Go does (dockerd 20.10: %E0%A4 is two)', () => {
+    expect(goPathSegment('%E0%A4')).toBe('\ufffd\ufffd')
+    expect(goPathSegment('a%FFb%C3')).toBe('a\ufffdb\ufffd')
+    expect(goPathSegment('%C0%80')).toBe('\ufffd\ufffd')
+    expect(goPathSegment('%E2%82%AC%E2%82')).toBe('€\ufffd\ufffd')
+  })
+  it('keeps a broken escape as sent (the router refused it before)', () => {
+    expect(goPathSegment('a%ZZ')).toBe('a%ZZ')
   })
 })

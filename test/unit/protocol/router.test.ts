@@ -115,6 +115,8 @@ describe('handle', () => {
     for (const url of ['/v1.41/_ping', '/containers/json', '/v1.41/no/such/route', '/images/x/push']) {
       const res = await fake.protocol.handle(request('OPTIONS', url))
       expect([res.status, res.body ?? '', res.headers['content-length'], res.headers['api-version']], url).toEqual([200, '', '0', '1.47'])
+      // A daemon started without --api-cors-header: no CORS headers, so a browser's preflight still fails.
+      expect(Object.keys(res.headers).filter((k) => k.toLowerCase().startsWith('access-control-')), url).toEqual([])
     }
     // The version middleware still runs first.
     expect((await fake.protocol.handle(request('OPTIONS', '/v1.99/_ping'))).status).toBe(400)
